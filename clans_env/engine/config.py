@@ -1,0 +1,89 @@
+"""Game configuration: player count, seed and the rulebook's variants."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from .board import SIDE_NAMES
+
+CLAN_SELECTIONS = ("none", "draft", "auction")
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that fixes a game before its first decision.
+
+    num_players: 1 (solo game) to 4.
+    seed: seeds the game's own generator (map sides, tiles, shuffles, dice).
+    clans: fix the clans in seat order (lower-case rulebook names); overrides clan_selection.
+    clan_selection: "none" (Without Clans), "draft" (rulebook Setup: Clans) or "auction" (Clan Auction).
+    static_imports: Simplifications - Static Import Goods (every import worth 4 VP).
+    scoring_tiles / port_tiles: False plays "Without Scoring and/or Port Tiles".
+    tighter_map: Tighter Game Map (2-3 players): four land spaces covered, one per module.
+    kickstarter: adds the Kickstarter Port tile 9, Scoring tile 9 and clan MacEwen.
+    map_sides: four side names in A, B, C, D order (e.g. ("A1","B2","C1","D2")); random if None.
+    """
+
+    num_players: int = 4
+    seed: int = 0
+    clans: tuple | None = None
+    clan_selection: str = "none"
+    static_imports: bool = False
+    scoring_tiles: bool = True
+    port_tiles: bool = True
+    tighter_map: bool = False
+    kickstarter: bool = False
+    map_sides: tuple | None = None
+
+    def __post_init__(self):
+        if isinstance(self.clans, list):
+            object.__setattr__(self, "clans", tuple(self.clans))
+        if isinstance(self.map_sides, (list, str)):
+            sides = self.map_sides.split() if isinstance(self.map_sides, str) else self.map_sides
+            object.__setattr__(self, "map_sides", tuple(sides))
+        self.validate()
+
+    def validate(self) -> None:
+        if not isinstance(self.num_players, int) or self.num_players not in (1, 2, 3, 4):
+            raise ValueError(f"num_players must be one of 1, 2, 3, 4 (got {self.num_players!r})")
+        if not isinstance(self.seed, int):
+            raise ValueError(f"seed must be an int (got {self.seed!r})")
+        if self.clan_selection not in CLAN_SELECTIONS:
+            raise ValueError(f"clan_selection must be one of {CLAN_SELECTIONS} (got {self.clan_selection!r})")
+        if self.tighter_map and self.num_players not in (2, 3):
+            raise ValueError("tighter_map is a variant for 2 or 3 players (the 4 player map is already tight; "
+                             f"got num_players={self.num_players})")
+        if self.map_sides is not None:
+            if len(self.map_sides) != 4 or any(s not in SIDE_NAMES for s in self.map_sides) or \
+                    [s[0] for s in self.map_sides] != ["A", "B", "C", "D"]:
+                raise ValueError(f"map_sides must be four sides in A, B, C, D order, each one of {SIDE_NAMES} "
+                                 f"(got {self.map_sides!r})")
+        if self.clans is not None:
+            from .clans import CLANS
+            valid = sorted(CLANS)
+            if len(self.clans) != self.num_players:
+                raise ValueError(f"clans must name one clan per player ({self.num_players}), got {self.clans!r}")
+            for c in self.clans:
+                if c not in CLANS or (c == "macewen" and not self.kickstarter):
+                    raise ValueError(f"unknown clan {c!r}; valid clans: {valid}"
+                                     + (" (macewen needs kickstarter=True)" if c == "macewen" else ""))
+            if len(set(self.clans)) != len(self.clans):
+                raise ValueError(f"each clan can be played by one player only (got {self.clans!r})")
+        for f in fields(self):
+            if f.name in ("static_imports", "scoring_tiles", "port_tiles", "tighter_map", "kickstarter") and \
+                    not isinstance(getattr(self, f.name), bool):
+                raise ValueError(f"{f.name} must be True or False (got {getattr(self, f.name)!r})")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        for k in ("clans", "map_sides"):
+            if d[k] is not None:
+                d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GameConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; valid fields: {sorted(known)}")
+        return cls(**d)

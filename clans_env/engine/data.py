@@ -1,0 +1,199 @@
+"""Component data, loaded once from the files in ``data/``.
+
+Code never writes a game number as a literal: it reads the constants below, which come
+from ``data/components.toml`` and ``data/export_contracts.csv`` (each value there carries
+its provenance: seed, community or stand-in).
+"""
+from __future__ import annotations
+
+import csv
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+with open(DATA_DIR / "components.toml", "rb") as _fh:
+    COMPONENTS = tomllib.load(_fh)
+
+# ---- goods -----------------------------------------------------------------------------
+GOODS: tuple[str, ...] = tuple(COMPONENTS["goods"]["names"])
+NUM_GOODS = len(GOODS)
+GOOD_INDEX = {name: i for i, name in enumerate(GOODS)}
+BASIC_GOODS = tuple(GOOD_INDEX[g] for g in COMPONENTS["goods"]["basic"])
+PROCESSED_GOODS = tuple(GOOD_INDEX[g] for g in COMPONENTS["goods"]["processed"])
+IS_BASIC = tuple(i in BASIC_GOODS for i in range(NUM_GOODS))
+WOOL, MILK, GRAIN, CHEESE, BREAD, WHISKY = (GOOD_INDEX[g] for g in
+                                            ("wool", "milk", "grain", "cheese", "bread", "whisky"))
+
+# ---- units -----------------------------------------------------------------------------
+UNITS: tuple[str, ...] = tuple(COMPONENTS["units"]["names"])
+NUM_UNITS = len(UNITS)
+UNIT_INDEX = {name: i for i, name in enumerate(UNITS)}
+SHEEP, COW, FIELD, DAIRY, BAKERY, DISTILLERY, WOODCUTTER, MINER, FISHERMAN = range(NUM_UNITS)
+assert UNITS[FISHERMAN] == "fisherman" and UNITS[DAIRY] == "cheese_dairy"
+UNITS_PER_PLAYER = tuple(COMPONENTS["units"]["per_player"])
+UNIT_COST = tuple(COMPONENTS["units"]["cost"][u]["value"] for u in UNITS)
+WORKERS = (WOODCUTTER, MINER, FISHERMAN)
+GRASSLAND_UNITS = (SHEEP, COW, FIELD, DAIRY, BAKERY, DISTILLERY)
+ANIMALS = (SHEEP, COW)
+FACTORIES = (DAIRY, BAKERY, DISTILLERY)
+#: the good each unit produces, as seen by a neighbour (Neighbourhood bonus); -1 = money only
+UNIT_GOOD = (WOOL, MILK, GRAIN, CHEESE, BREAD, WHISKY, -1, -1, -1)
+#: factory -> (input good, output good)
+FACTORY_IO = {DAIRY: (MILK, CHEESE), BAKERY: (GRAIN, BREAD), DISTILLERY: (GRAIN, WHISKY)}
+UNIT_LETTER = {SHEEP: "S", COW: "C", FIELD: "F", DAIRY: "D", BAKERY: "B", DISTILLERY: "W",
+               WOODCUTTER: "Wc", MINER: "Mi", FISHERMAN: "Fi"}
+
+_prod = COMPONENTS["production"]
+WORKER_INCOME = {WOODCUTTER: _prod["worker_income"]["woodcutter"],
+                 MINER: _prod["worker_income"]["miner"],
+                 FISHERMAN: _prod["worker_income"]["fisherman"]}
+TECH_BONUS = _prod["technology_bonus"]["value"]
+ANIMAL_OUTPUT = {SHEEP: (WOOL, _prod["animal_output"]["sheep"]),
+                 COW: (MILK, _prod["animal_output"]["cow"]),
+                 FIELD: (GRAIN, _prod["animal_output"]["field"])}
+
+# ---- upgrades --------------------------------------------------------------------------
+_up = COMPONENTS["upgrades"]
+HIRE_MERCHANT_COST = _up["hire_merchant"]["value"]
+SHIPPING_COST = _up["shipping"]["value"]
+TECH_COST = _up["technology"]["value"]
+TECH_BONUS_UPGRADE_COST = _up["technology_bonus_upgrade"]["value"]
+SHIPPING_LEVELS: tuple[str, ...] = tuple(_up["shipping_levels"]["names"])
+MAX_SHIPPING = len(SHIPPING_LEVELS) - 1
+MERCHANTS_TOTAL = _up["merchants"]["total"]
+MERCHANTS_IN_STOCK = _up["merchants"]["in_stock_at_start"]
+MERCHANTS_ON_TRACK = _up["merchants"]["on_track_at_start"]
+
+# ---- market ----------------------------------------------------------------------------
+_mk = COMPONENTS["market"]
+PRICES: tuple[tuple[int, ...], ...] = tuple(tuple(_mk[g]) for g in GOODS)
+PRICE_STEPS = len(PRICES[0])
+MAX_STEP = PRICE_STEPS - 1
+START_STEP = _mk["start_step"]["value"]
+SOLO_BRACKETS = (tuple(_mk["solo_brackets"]["low"]), tuple(_mk["solo_brackets"]["medium"]),
+                 tuple(_mk["solo_brackets"]["high"]))
+NB_DISCOUNT = tuple(_mk["neighbourhood_discount"]["basic" if b else "processed"] for b in IS_BASIC)
+NB_LIMIT_MULTI = _mk["neighbourhood_limit"]["multi"]
+NB_LIMIT_TWO = _mk["neighbourhood_limit"]["two_player"]
+
+# ---- export board ----------------------------------------------------------------------
+_ex = COMPONENTS["export"]
+ROUND_COST = tuple(_ex["round_cost"]["values"])
+NUM_ROUNDS = len(ROUND_COST)
+_boxes = _ex["boxes"]
+CONTRACT_BOXES = {1: _boxes["solo"], 2: _boxes["two"], 3: _boxes["three"], 4: _boxes["four"]}
+MAX_CONTRACT_BOXES = max(CONTRACT_BOXES.values()) if max(CONTRACT_BOXES.values()) >= _boxes["solo_fill"] \
+    else _boxes["solo_fill"]
+SOLO_FILL_BOXES = _boxes["solo_fill"]
+PASSING_BONUS = tuple(_ex["passing_bonus"]["values"])
+SOLO_PASSING_BONUS = _ex["passing_bonus"]["solo"]
+IMPORT_MARKED_STEPS = tuple(_ex["import_marked_steps"]["values"])
+IMPORT_STEP_BONUS = _ex["import_marked_steps"]["bonus"]
+BUILDING_BONUS_DRAW = _ex["building_bonus_draw"]["value"]
+SOLO_START_CONTRACTS = _ex["solo_start_contracts"]["value"]
+
+# ---- scoring ---------------------------------------------------------------------------
+_sc = COMPONENTS["scoring"]
+IMPORT_VP = (_sc["import_vp_by_rarity"]["most_common"], _sc["import_vp_by_rarity"]["middle"],
+             _sc["import_vp_by_rarity"]["rarest"])
+STATIC_IMPORT_VP = _sc["import_vp_by_rarity"]["static"]
+MONEY_PER_VP = _sc["money_per_vp"]["value"]
+BASIC_GOOD_VP = _sc["basic_good_vp"]["value"]
+PROCESSED_GOOD_VP = _sc["processed_good_vp"]["value"]
+EXPORT_TIERS = {2: tuple(_sc["export_tiers"]["two_player"]), 3: tuple(_sc["export_tiers"]["multi"]),
+                4: tuple(_sc["export_tiers"]["multi"])}
+SETTLEMENT_TIERS = {2: tuple(_sc["settlement_tiers"]["two_player"]),
+                    3: tuple(_sc["settlement_tiers"]["multi"]), 4: tuple(_sc["settlement_tiers"]["multi"])}
+SOLO_EXPORT_THRESHOLDS = tuple(tuple(t) for t in _sc["solo_export"]["thresholds"])
+SOLO_SETTLEMENT_THRESHOLDS = tuple(tuple(t) for t in _sc["solo_settlement"]["thresholds"])
+SOLO_BANDS = tuple((int(lo), name) for lo, name in _sc["solo_bands"]["values"])
+WITHOUT_CLANS_MONEY = tuple(_sc["without_clans_money"]["values"])
+
+# ---- imports ---------------------------------------------------------------------------
+#: imported goods tracked on the Export board, in the rarity tie order (rarest first)
+IMPORTS: tuple[str, ...] = tuple(_sc["import_tie_rarity_order"]["values"])
+NUM_IMPORTS = len(IMPORTS)
+COTTON, TOBACCO, SUGAR_CANE = range(NUM_IMPORTS)
+
+
+# ---- starting tiles --------------------------------------------------------------------
+@dataclass(frozen=True)
+class StartingTile:
+    id: int
+    money: int
+    goods: tuple[int, ...]      # per GOODS index
+
+
+STARTING_TILES: tuple[StartingTile, ...] = tuple(
+    StartingTile(t["id"], t["money"], tuple(t["goods"].get(g, 0) for g in GOODS))
+    for t in COMPONENTS["starting_tiles"])
+
+
+# ---- export contracts ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Contract:
+    id: int
+    goods: tuple[int, ...]      # required goods per GOODS index (milk and grain always 0)
+    beef: int                   # Cows to slaughter
+    mutton: int                 # Sheep to slaughter
+    imports: tuple[int, ...]    # cotton, tobacco, sugar cane received (IMPORTS order)
+    hops: int
+    money: int
+    free_space: int
+    bonus_upgrade: int
+
+    @property
+    def meat(self) -> int:
+        return self.beef + self.mutton
+
+
+def _load_contracts() -> tuple[Contract, ...]:
+    out = []
+    with open(DATA_DIR / "export_contracts.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            v = {k: int(x) for k, x in row.items()}
+            out.append(Contract(
+                id=v["id"], goods=tuple(v.get(g, 0) for g in GOODS), beef=v["beef"], mutton=v["mutton"],
+                imports=(v["cotton"], v["tobacco"], v["sugar_cane"]), hops=v["hops"], money=v["money"],
+                free_space=v["free_space"], bonus_upgrade=v["bonus_upgrade"]))
+    return tuple(out)
+
+
+CONTRACTS: tuple[Contract, ...] = _load_contracts()
+CONTRACT_BY_ID = {c.id: c for c in CONTRACTS}
+
+# ---- tiles -----------------------------------------------------------------------------
+PORT_TILES_BASE = tuple(COMPONENTS["port_tiles"]["base"])
+PORT_TILES_KICKSTARTER = tuple(COMPONENTS["port_tiles"]["kickstarter"])
+_pt = COMPONENTS["port_tiles"]
+PORT4_GLORY = _pt["tile4_glory"]["value"]
+PORT5_MONEY = _pt["tile5_money"]["value"]
+PORT6_STEPS = _pt["tile6_steps"]["value"]
+PORT8_MONEY = _pt["tile8_money"]["value"]
+PORT9_COST = _pt["tile9_cost"]["value"]
+PORT2_GAIN = _pt["tile2"]["gain"]
+PORT3_GAIN = _pt["tile3"]["gain"]
+SCORING_TILES_BASE = tuple(COMPONENTS["scoring_tiles"]["base"])
+SCORING_TILES_KICKSTARTER = tuple(COMPONENTS["scoring_tiles"]["kickstarter"])
+SCORING_TILES_PER_GAME = COMPONENTS["scoring_tiles"]["per_game"]
+
+
+def stand_ins() -> list[str]:
+    """Every value marked stand-in in components.toml, as dotted paths (for the README)."""
+    found: list[str] = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            prov = node.get("provenance")
+            if isinstance(prov, str) and "stand-in" in prov:
+                found.append(".".join(path))
+            for k, v in node.items():
+                walk(v, path + [k])
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, path + [str(i)])
+
+    walk(COMPONENTS, [])
+    return found

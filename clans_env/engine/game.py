@@ -1,0 +1,392 @@
+"""``Game``: one Clans of Caledonia game state and its public API.
+
+The state is plain data (lists, ints, small tuples); the rules live in ``rules/`` and are
+looked up through the pending decision on top of ``Game.stack``. Every apply validates the
+action against the cached legal set first, so an illegal action raises
+``IllegalActionError`` and leaves the state untouched.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+from . import actions as A
+from . import data as D
+from .board import assemble
+from .clans import get_clan
+from .config import GameConfig
+from .rng import Rng
+from .rules import registry as R
+from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
+from .rules.production import start_production
+from .rules.scoring import final_scores
+from .rules.setup import end_of_round, setup_game, start_action_phase
+from .rules.turn import next_turn
+from .state import (ACTION, DECISION_KINDS, GAME_OVER, K_CLAN, K_HOOK, PHASE_NAMES, PRODUCTION, SETUP,
+                    IllegalActionError, PlayerState)
+from .topology import topology
+
+SAVE_FORMAT = "clans-of-caledonia-state"
+SAVE_VERSION = 1
+
+_STATE_FIELDS = ("round", "phase", "prices", "display", "pile", "pile_known", "import_track", "scoring_tiles",
+                 "port_tiles", "occupant", "unit_at", "occupied", "turn_order", "pass_order", "turn_idx",
+                 "start_player", "turn", "tile_pool", "covered", "misc")
+
+
+class Game:
+    """A game of Clans of Caledonia (base game), from setup to final scoring.
+
+    >>> g = Game(GameConfig(num_players=2, seed=1))
+    >>> while not g.is_terminal():
+    ...     g.apply(g.legal_actions()[0])
+    >>> [row["total"] for row in g.final_scores()]  # doctest: +SKIP
+    """
+
+    __slots__ = ("config", "num_players", "rng", "board", "topo", "clans", "players", "stack", "_legal",
+                 "_hist", "_hist_len") + _STATE_FIELDS
+
+    def __init__(self, config: GameConfig | None = None, **kwargs):
+        if config is None:
+            config = GameConfig(**kwargs)
+        elif kwargs:
+            raise TypeError("pass either a GameConfig or keyword options, not both")
+        self.config = config
+        self.num_players = config.num_players
+        self.rng = Rng(config.seed)
+        self.phase = SETUP
+        self.covered = ()
+        self.misc = {}
+        self._hist = None
+        self._hist_len = 0
+        setup_game(self)
+        self._advance()
+
+    # ------------------------------------------------------------------------------------------
+    # flow
+    def _advance(self) -> None:
+        """Run the game forward to the next real decision (or the end)."""
+        stack = self.stack
+        legal_fns = R.LEGAL
+        while True:
+            if stack:
+                frame = stack[-1]
+                kind = frame[0]
+                if kind == K_HOOK:
+                    stack.pop()
+                    R.HOOKS[frame[2]](self, frame[1], *frame[3:])
+                    continue
+                if kind == K_CLAN:
+                    legal = self.clans[frame[1]].legal(self, frame)
+                else:
+                    legal = legal_fns[kind](self, frame)
+                if legal:
+                    self._legal = legal
+                    return
+                stack.pop()
+                continue
+            phase = self.phase
+            if phase == ACTION:
+                if not next_turn(self):
+                    start_production(self)
+            elif phase == PRODUCTION:
+                end_of_round(self)
+                if self.phase == GAME_OVER:
+                    self._legal = []
+                    return
+            elif phase == SETUP:
+                start_action_phase(self)
+            else:
+                self._legal = []
+                return
+
+    # ------------------------------------------------------------------------------------------
+    # the public API
+    @property
+    def current_player(self) -> int | None:
+        """The seat that decides next, or None when the game is over."""
+        return self.stack[-1][1] if self.stack else None
+
+    def legal_actions(self) -> list[int]:
+        """Legal action indices for the pending decision (a fresh list; sorted)."""
+        return list(self._legal)
+
+    def is_terminal(self) -> bool:
+        return self.phase == GAME_OVER
+
+    def apply(self, action: int) -> None:
+        """Resolve the pending decision with ``action`` (an index from ``legal_actions``)."""
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"an action is an int index, got {action!r}") from None
+        if action not in self._legal:
+            raise IllegalActionError(self._why_illegal(action))
+        frame = self.stack[-1]
+        if frame[0] == K_CLAN:
+            self.clans[frame[1]].apply(self, frame, action)
+        else:
+            R.APPLY[frame[0]](self, frame, action)
+        self._hist = (self._hist, action)
+        self._hist_len += 1
+        self._advance()
+
+    def _why_illegal(self, action: int) -> str:
+        if self.phase == GAME_OVER:
+            return "the game is over: no action is legal"
+        try:
+            name = A.describe(action, self.board.label)
+        except ValueError as e:
+            return f"illegal action: {e}"
+        kind = DECISION_KINDS[self.stack[-1][0]]
+        legal_sections = sorted({A.section_of(a)[0] for a in self._legal})
+        return (f"{name} (index {action}) is not legal for player {self.current_player} now: the pending "
+                f"decision is '{kind}' ({self.decision_text()}); legal sections now: {', '.join(legal_sections)}"
+                f" ({len(self._legal)} legal actions; see legal_actions())")
+
+    def clone(self) -> "Game":
+        """An independent copy (static data such as the map is shared, never copied)."""
+        g = Game.__new__(Game)
+        g.config = self.config
+        g.num_players = self.num_players
+        g.rng = self.rng.copy()
+        g.board = self.board
+        g.topo = self.topo
+        g.clans = self.clans
+        g.players = [p.copy() for p in self.players]
+        g.stack = self.stack[:]
+        g._legal = self._legal
+        g._hist = self._hist
+        g._hist_len = self._hist_len
+        g.round = self.round
+        g.phase = self.phase
+        g.prices = self.prices[:]
+        g.display = self.display[:]
+        g.pile = self.pile[:]
+        g.pile_known = self.pile_known
+        g.import_track = self.import_track[:]
+        g.scoring_tiles = self.scoring_tiles
+        g.port_tiles = self.port_tiles
+        g.occupant = self.occupant[:]
+        g.unit_at = self.unit_at[:]
+        g.occupied = self.occupied
+        g.turn_order = self.turn_order[:]
+        g.pass_order = self.pass_order[:]
+        g.turn_idx = self.turn_idx
+        g.start_player = self.start_player
+        g.turn = self.turn.copy()
+        g.tile_pool = self.tile_pool[:]
+        g.covered = self.covered
+        g.misc = {k: (v[:] if isinstance(v, list) else v) for k, v in self.misc.items()} if self.misc else {}
+        return g
+
+    def determinize(self, seed: int) -> "Game":
+        """A copy with the same public state whose hidden information is resampled: the unseen
+        part of the contract draw pile is reshuffled and the generator for future chance events
+        (solo dice) is reseeded. Cards returned to the bottom of the pile stay known."""
+        g = self.clone()
+        rng = Rng(seed)
+        unknown = len(g.pile) - g.pile_known
+        head = g.pile[:unknown]
+        rng.shuffle(head)
+        g.pile[:unknown] = head
+        g.rng = Rng(rng.next64())
+        return g
+
+    @property
+    def history(self) -> list[int]:
+        """Every action applied since setup, in order."""
+        out = []
+        node = self._hist
+        while node is not None:
+            node, a = node
+            out.append(a)
+        out.reverse()
+        return out
+
+    @classmethod
+    def replay(cls, config: GameConfig | dict, actions) -> "Game":
+        """Rebuild a game from its configuration (with the seed) and its action record."""
+        if isinstance(config, dict):
+            config = GameConfig.from_dict(config)
+        g = cls(config)
+        for i, a in enumerate(actions):
+            try:
+                g.apply(a)
+            except IllegalActionError as e:
+                raise IllegalActionError(f"replay failed at action #{i}: {e}") from None
+        return g
+
+    def record(self) -> dict:
+        """A game record: configuration plus the action list (replays exactly)."""
+        return {"config": self.config.to_dict(), "actions": self.history}
+
+    def final_scores(self) -> list[dict]:
+        """One score sheet per seat: VP lines, ``total`` (their sum), ``money_left`` and ``rank``.
+
+        Available at any time (it scores the position as if the game ended now)."""
+        return final_scores(self)
+
+    def returns(self) -> list[float]:
+        """Final VP totals (for search); the game need not be over."""
+        return [float(r["total"]) for r in final_scores(self)]
+
+    # ------------------------------------------------------------------------------------------
+    # decisions and action names
+    @property
+    def decision_kind(self) -> str | None:
+        """Name of the pending decision kind (``state.DECISION_KINDS``), None when over."""
+        return DECISION_KINDS[self.stack[-1][0]] if self.stack else None
+
+    def decision_text(self) -> str:
+        """One sentence explaining the pending decision."""
+        if not self.stack:
+            return "the game is over"
+        frame = self.stack[-1]
+        if frame[0] == K_CLAN:
+            return self.clans[frame[1]].describe(self, frame)
+        fn = R.DESCRIBE[frame[0]]
+        return fn(self, frame) if fn else DECISION_KINDS[frame[0]]
+
+    def action_to_string(self, action: int) -> str:
+        """Human-readable name; ``string_to_action`` maps it back (round trip)."""
+        s = A.describe(int(action), self.board.label)
+        name, off = A.section_of(int(action))
+        if name == "take_contract" and self.display[off] >= 0:
+            s += f" (contract {self.display[off]})"
+        if name == "space" and self.unit_at[off] >= 0 and self.occupant[off] >= 0:
+            s += f" ({D.UNITS[self.unit_at[off]]} of player {self.occupant[off]})"
+        return s
+
+    def string_to_action(self, text: str) -> int:
+        """Parse an action name (as printed by ``action_to_string``, context in brackets ignored)."""
+        key = text.strip().split(" (")[0].strip()
+        table = _action_names(self.board.label)
+        try:
+            return table[key]
+        except KeyError:
+            raise ValueError(f"unknown action name {text!r}; examples: pass, done, trade:buy:whisky:2, "
+                             f"expand:bakery, space:{self.board.label[0]}, choose:0") from None
+
+    # ------------------------------------------------------------------------------------------
+    # views
+    def public_state(self) -> dict:
+        from .views import public_state
+        return public_state(self)
+
+    def render_text(self) -> str:
+        from .views import render_text
+        return render_text(self)
+
+    def __str__(self) -> str:
+        return self.render_text()
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.num_players}p seed={self.config.seed} round={self.round} "
+                f"phase={PHASE_NAMES[self.phase]} decision={self.decision_kind} player={self.current_player}>")
+
+    # ------------------------------------------------------------------------------------------
+    # saving
+    def to_json(self) -> str:
+        state = {k: getattr(self, k) for k in _STATE_FIELDS}
+        doc = {
+            "format": SAVE_FORMAT,
+            "version": SAVE_VERSION,
+            "config": self.config.to_dict(),
+            "map_sides": list(self.board.sides),
+            "clans": [c.name if c.name != "none" else None for c in self.clans],
+            "rng": self.rng.state,
+            "players": [p.to_dict() for p in self.players],
+            "stack": [list(f) for f in self.stack],
+            "history": self.history,
+            "state": state,
+        }
+        return json.dumps(doc, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        try:
+            doc = json.loads(text)
+        except (json.JSONDecodeError, TypeError) as e:
+            raise ValueError(f"not a saved Clans of Caledonia game (invalid JSON: {e})") from None
+        if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
+            raise ValueError("not a saved Clans of Caledonia game (missing format marker)")
+        if doc.get("version") != SAVE_VERSION:
+            raise ValueError(f"saved game has format version {doc.get('version')!r}; this engine reads "
+                             f"version {SAVE_VERSION}")
+        try:
+            g = cls.__new__(cls)
+            g.config = GameConfig.from_dict(doc["config"])
+            g.num_players = g.config.num_players
+            g.rng = Rng(0)
+            g.rng.state = int(doc["rng"])
+            g.board = assemble(tuple(doc["map_sides"]))
+            g.topo = topology(g.board, g.num_players)
+            g.clans = tuple(get_clan(c) for c in doc["clans"])
+            g.players = [PlayerState.from_dict(d) for d in doc["players"]]
+            g.stack = [_tuplify(f) for f in doc["stack"]]
+            st = doc["state"]
+            for k in _STATE_FIELDS:
+                setattr(g, k, st[k])
+            g.scoring_tiles = tuple(g.scoring_tiles)
+            g.port_tiles = tuple(g.port_tiles)
+            g.covered = tuple(g.covered)
+            g._hist = None
+            g._hist_len = 0
+            for a in doc["history"]:
+                g._hist = (g._hist, int(a))
+                g._hist_len += 1
+            if len(g.players) != g.num_players or len(g.occupant) != g.board.num_spaces:
+                raise ValueError("player or space count does not match the configuration")
+            g._legal = []
+            g._advance()
+        except (KeyError, TypeError, IndexError, AttributeError) as e:
+            raise ValueError(f"saved game is corrupt or incompatible: {type(e).__name__}: {e}") from None
+        return g
+
+    def save(self, path) -> None:
+        """Write ``to_json`` atomically (temporary file + rename)."""
+        atomic_write_text(path, self.to_json())
+
+    @classmethod
+    def load(cls, path) -> "Game":
+        with open(path, encoding="utf-8") as fh:
+            return cls.from_json(fh.read())
+
+
+def _tuplify(x):
+    if isinstance(x, list):
+        return tuple(_tuplify(v) for v in x)
+    return x
+
+
+_NAME_CACHE: dict = {}
+
+
+def _action_names(labels) -> dict:
+    key = id(labels)
+    table = _NAME_CACHE.get(key)
+    if table is None:
+        table = {A.describe(a, labels): a for a in range(A.NUM_ACTIONS)}
+        table.update({f"space:{s}": A.SPACE + s for s in range(A.NUM_SPACES)})
+        _NAME_CACHE[key] = table
+    return table
+
+
+def atomic_write_text(path, text: str) -> None:
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

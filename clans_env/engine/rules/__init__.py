@@ -1,0 +1,1 @@
+"""Rules of Clans of Caledonia, one module per rulebook section."""

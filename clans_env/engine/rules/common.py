@@ -1,0 +1,120 @@
+"""Shared mechanics: prices, placing and removing units, reach. No decisions here."""
+from __future__ import annotations
+
+from .. import data as D
+from ..topology import bits
+
+
+def price(g, good: int) -> int:
+    """Current Market price of ``good`` (rulebook, 1. Trade)."""
+    return D.PRICES[good][g.prices[good]]
+
+
+def move_price(g, good: int, steps: int) -> None:
+    """Move a Price marker; it stops at the ends of the track."""
+    s = g.prices[good] + steps
+    g.prices[good] = 0 if s < 0 else (D.MAX_STEP if s > D.MAX_STEP else s)
+
+
+def reach(g, p: int) -> int:
+    """Spaces neighbouring or within Shipping reach of any of p's units (bit set, cached)."""
+    pl = g.players[p]
+    r = pl.reach
+    if r == -1:
+        table = g.topo.reach[pl.shipping]
+        r = 0
+        for s in bits(pl.spaces):
+            r |= table[s]
+        r |= g.clans[p].extra_reach(g, p)
+        pl.reach = r
+    return r
+
+
+def unit_cost(g, p: int, unit: int) -> int:
+    return g.clans[p].unit_cost(g, p, unit)
+
+
+def placement_cost(g, p: int, unit: int, space: int, free_land: bool) -> int:
+    """Unit cost plus land cost (rulebook, 3. Expand), less clan discounts, never below 0."""
+    cost = unit_cost(g, p, unit) + (0 if free_land else g.topo.cost[space])
+    cost -= g.clans[p].placement_discount(g, p, space)
+    return cost if cost > 0 else 0
+
+
+def affordable_spaces(g, p: int, unit: int, free_land: bool) -> int:
+    """Bit set of spaces where p can pay for placing ``unit`` (ignores reach and occupancy)."""
+    topo = g.topo
+    budget = g.players[p].money - unit_cost(g, p, unit)
+    dmask, disc = g.clans[p].discount_spaces(g, p)
+    if free_land:
+        allowed = -1 if budget >= 0 else 0
+        if dmask and budget + disc >= 0:
+            allowed |= dmask
+        return allowed
+    allowed = topo.affordable(budget)
+    if dmask:
+        allowed |= topo.affordable(budget + disc) & dmask
+    if unit == D.FISHERMAN:
+        # lochs and ports have no land cost (Clan MacDonald)
+        if budget >= 0:
+            allowed |= topo.loch_mask | topo.port_mask
+    return allowed
+
+
+def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
+    """Spaces where p may Expand with ``unit`` now: in reach, empty, matching land, affordable."""
+    if g.players[p].units_left[unit] <= 0:
+        return 0
+    return reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
+
+
+def place_unit(g, p: int, unit: int, space: int) -> None:
+    pl = g.players[p]
+    bit = 1 << space
+    g.occupant[space] = p
+    g.unit_at[space] = unit
+    g.occupied |= bit
+    pl.spaces |= bit
+    pl.units_left[unit] -= 1
+    if pl.reach != -1:
+        pl.reach |= g.topo.reach[pl.shipping][space]
+
+
+def remove_unit(g, p: int, space: int) -> int:
+    """Take p's unit on ``space`` back to the Player board; returns its type."""
+    pl = g.players[p]
+    unit = g.unit_at[space]
+    bit = 1 << space
+    g.occupant[space] = -1
+    g.unit_at[space] = -1
+    g.occupied &= ~bit
+    pl.spaces &= ~bit
+    pl.units_left[unit] += 1
+    pl.reach = -1
+    return unit
+
+
+def units_of(g, p: int, unit: int) -> int:
+    """Bit set of spaces holding p's units of type ``unit``."""
+    out = 0
+    ua = g.unit_at
+    for s in bits(g.players[p].spaces):
+        if ua[s] == unit:
+            out |= 1 << s
+    return out
+
+
+def gain_money(g, p: int, amount: int) -> None:
+    g.players[p].money += amount
+
+
+def pay(g, p: int, amount: int) -> None:
+    pl = g.players[p]
+    if amount > pl.money:  # pragma: no cover - legality checks make this unreachable
+        raise AssertionError(f"player {p} cannot pay {amount} with {pl.money}")
+    pl.money -= amount
+
+
+def contract_capacity_left(g, p: int) -> int:
+    """Empty Export boxes of p (Clan Buchanan has two boxes)."""
+    return g.clans[p].export_boxes - len(g.players[p].open_contracts)

@@ -1,0 +1,138 @@
+"""Rulebook "Placing the First Workers", Phase 2 "3. Expand" (with its Neighbourhood and
+Building bonuses) and the Direct export bonus "Free space"."""
+from __future__ import annotations
+
+from .. import data as D
+from ..actions import CHOOSE, DONE, EXPAND, SPACE
+from ..state import (K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN,
+                     PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
+from ..topology import bits
+from .common import affordable_spaces, expand_targets, place_unit, placement_cost
+from .contracts import building_bonus_available, start_building_bonus
+from .market import neighbourhood_goods
+from .registry import apply_for, describe_for, legal_for
+
+
+def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
+    left = g.players[p].units_left
+    for u in range(D.NUM_UNITS):
+        if left[u] > 0 and expand_targets(g, p, u, free_land):
+            out.append(EXPAND + u)
+
+
+# ---- first Workers -------------------------------------------------------------------------
+def first_worker_targets(g, p: int, unit: int) -> int:
+    """Any empty active space of the Worker's land type that p can pay for (no reach needed)."""
+    if g.players[p].units_left[unit] <= 0:
+        return 0
+    mask = g.topo.unit_mask[unit] & ~g.occupied & affordable_spaces(g, p, unit, False)
+    return mask & g.clans[p].first_worker_spaces(g, p, unit)
+
+
+@legal_for(K_FIRST_WORKER)
+def legal_first_worker(g, frame) -> list:
+    p = frame[1]
+    return [EXPAND + u for u in g.clans[p].first_worker_units(g, p) if first_worker_targets(g, p, u)]
+
+
+@apply_for(K_FIRST_WORKER)
+def apply_first_worker(g, frame, action: int) -> None:
+    g.stack.pop()
+    g.stack.append((K_PLACE, frame[1], action - EXPAND, PLACE_FIRST))
+
+
+@describe_for(K_FIRST_WORKER)
+def describe_first_worker(g, frame) -> str:
+    return "Place a first Worker: choose its type"
+
+
+# ---- placement -------------------------------------------------------------------------------
+def place_targets(g, frame) -> int:
+    _, p, unit, mode = frame[:4]
+    if mode == PLACE_FIRST:
+        return first_worker_targets(g, p, unit)
+    if mode == PLACE_CLAN:
+        return frame[4]
+    return expand_targets(g, p, unit, free_land=(mode == PLACE_FREE))
+
+
+@legal_for(K_PLACE)
+def legal_place(g, frame) -> list:
+    return [SPACE + s for s in bits(place_targets(g, frame))]
+
+
+@apply_for(K_PLACE)
+def apply_place(g, frame, action: int) -> None:
+    _, p, unit, mode = frame[:4]
+    space = action - SPACE
+    g.stack.pop()
+    g.players[p].money -= placement_cost(g, p, unit, space, free_land=(mode in (PLACE_FREE, PLACE_CLAN)))
+    place_unit(g, p, unit, space)
+    g.clans[p].on_deploy(g, p, unit, space, mode)
+    if mode in (PLACE_EXPAND, PLACE_FREE):
+        expansion_bonuses(g, p, unit, space)
+
+
+def expansion_bonuses(g, p: int, unit: int, space: int, neighbourhood: bool = True) -> None:
+    """After an Expand: the Neighbourhood bonus and the Building bonus, in the player's order."""
+    nb = neighbourhood_goods(g, p, space) if (neighbourhood and g.num_players > 1) else 0
+    building = building_bonus_triggered(g, p, unit)
+    if nb and building:
+        g.stack.append((K_BONUS_ORDER, p, nb))
+    elif nb:
+        g.stack.append((K_NEIGHBOURHOOD, p, nb))
+    elif building:
+        start_building_bonus(g, p)
+
+
+def building_bonus_triggered(g, p: int, unit: int) -> bool:
+    """Fourth building of one type deployed AND an empty Export box (Building Bonus)."""
+    return unit in D.FACTORIES and g.players[p].units_left[unit] == 0 and building_bonus_available(g, p)
+
+
+@legal_for(K_BONUS_ORDER)
+def legal_bonus_order(g, frame) -> list:
+    return [CHOOSE + 0, CHOOSE + 1]
+
+
+@apply_for(K_BONUS_ORDER)
+def apply_bonus_order(g, frame, action: int) -> None:
+    """choose:0 = Neighbourhood bonus first, choose:1 = Building bonus first (player aid:
+    'in any order, you may use the Neighbourhood bonus ... and Building bonus')."""
+    _, p, nb = frame
+    g.stack.pop()
+    if action == CHOOSE + 0:
+        # the stack is LIFO: push the later one first
+        g.stack.append((K_HOOK, p, "building_bonus"))
+        g.stack.append((K_NEIGHBOURHOOD, p, nb))
+    else:
+        g.stack.append((K_NEIGHBOURHOOD, p, nb))
+        start_building_bonus(g, p)
+
+
+@describe_for(K_BONUS_ORDER)
+def describe_bonus_order(g, frame) -> str:
+    return "Both bonuses apply: choose:0 = Neighbourhood bonus first, choose:1 = Building bonus first"
+
+
+# ---- Free space (Direct export bonus) ------------------------------------------------------
+@legal_for(K_FREE_SPACE)
+def legal_free_space(g, frame) -> list:
+    out: list = []
+    expand_options(g, frame[1], out, free_land=True)
+    if out:
+        out.append(DONE)
+    return out
+
+
+@apply_for(K_FREE_SPACE)
+def apply_free_space(g, frame, action: int) -> None:
+    g.stack.pop()
+    if action == DONE:
+        return
+    g.stack.append((K_PLACE, frame[1], action - EXPAND, PLACE_FREE))
+
+
+@describe_for(K_FREE_SPACE)
+def describe_free_space(g, frame) -> str:
+    return "Free space: Expand without paying the land cost (choose the unit), or done to decline"

@@ -1,0 +1,176 @@
+"""Rulebook, Phase 2 "7. Fulfil an Export Contract" with slaughtering, imports and the
+Direct export bonuses (money, Free space, Bonus upgrade)."""
+from __future__ import annotations
+
+from .. import data as D
+from ..actions import CHOOSE, FULFIL, SPACE, USE_PORT
+from ..state import K_BONUS_UPGRADE, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_SLAUGHTER
+from ..topology import bits
+from .common import reach, remove_unit, units_of
+from .registry import apply_for, describe_for, hook, legal_for
+
+MEAT_PORT_TILE = 1
+
+
+def meat_port_slot(g, p: int) -> int:
+    """Slot of Port tile 1 if p may use it now (in reach, unused), else -1."""
+    for slot, tile in enumerate(g.port_tiles):
+        if tile == MEAT_PORT_TILE and not g.players[p].ports_used >> slot & 1 and \
+                reach(g, p) >> g.topo.port_space[slot] & 1:
+            return slot
+    return -1
+
+
+def can_fulfil(g, p: int, cid: int) -> bool:
+    pl = g.players[p]
+    c = D.CONTRACT_BY_ID[cid]
+    goods = pl.goods
+    for i, need in enumerate(c.goods):
+        if goods[i] < need:
+            return False
+    if c.beef or c.mutton:
+        short = max(0, c.beef - pl.units_placed(D.COW)) + max(0, c.mutton - pl.units_placed(D.SHEEP))
+        if short > 1 or (short == 1 and meat_port_slot(g, p) < 0):
+            return False
+    return True
+
+
+def fulfil_options(g, p: int, out: list) -> None:
+    if g.turn.get("fulfilled", 0) >= g.clans[p].export_boxes:
+        return
+    for box, cid in enumerate(g.players[p].open_contracts):
+        if can_fulfil(g, p, cid):
+            out.append(FULFIL + box)
+
+
+def apply_fulfil(g, p: int, box: int) -> None:
+    pl = g.players[p]
+    cid = pl.open_contracts.pop(box)
+    c = D.CONTRACT_BY_ID[cid]
+    goods = pl.goods
+    for i, need in enumerate(c.goods):
+        goods[i] -= need
+    g.turn["fulfilled"] = g.turn.get("fulfilled", 0) + 1
+    g.stack.append((K_HOOK, p, "fulfil_rewards", cid))
+    if c.beef or c.mutton:
+        push_slaughter(g, p, cid, c.beef, c.mutton)
+
+
+def push_slaughter(g, p: int, cid: int, beef: int, mutton: int) -> None:
+    """Slaughter Cows (Beef) and Sheep (Mutton) back to the Player board; ask which ones only
+    when there is a choice."""
+    if beef == 0 and mutton == 0:
+        return
+    pl = g.players[p]
+    cows, sheep = pl.units_placed(D.COW), pl.units_placed(D.SHEEP)
+    port = meat_port_slot(g, p)
+    forced = port < 0 and beef in (0, cows) and mutton in (0, sheep)
+    if forced:
+        for unit, need in ((D.COW, beef), (D.SHEEP, mutton)):
+            if need:
+                for s in bits(units_of(g, p, unit)):
+                    remove_unit(g, p, s)
+        return
+    g.stack.append((K_SLAUGHTER, p, cid, beef, mutton))
+
+
+@legal_for(K_SLAUGHTER)
+def legal_slaughter(g, frame) -> list:
+    _, p, cid, beef, mutton = frame
+    out = []
+    if beef:
+        out.extend(SPACE + s for s in bits(units_of(g, p, D.COW)))
+    if mutton:
+        out.extend(SPACE + s for s in bits(units_of(g, p, D.SHEEP)))
+    out.sort()
+    port = meat_port_slot(g, p)
+    if port >= 0:
+        out.append(USE_PORT + port)
+    return out
+
+
+@apply_for(K_SLAUGHTER)
+def apply_slaughter(g, frame, action: int) -> None:
+    _, p, cid, beef, mutton = frame
+    g.stack.pop()
+    if action >= USE_PORT:
+        # Port tile 1: the contract requires one fewer slaughtered animal
+        g.players[p].ports_used |= 1 << (action - USE_PORT)
+        if beef and (not mutton or g.players[p].units_placed(D.COW) < beef):
+            beef -= 1
+        else:
+            mutton -= 1
+    else:
+        unit = remove_unit(g, p, action - SPACE)
+        if unit == D.COW:
+            beef -= 1
+        else:
+            mutton -= 1
+    push_slaughter(g, p, cid, beef, mutton)
+
+
+@describe_for(K_SLAUGHTER)
+def describe_slaughter(g, frame) -> str:
+    return f"Slaughter for contract {frame[2]}: {frame[3]} Cow(s) and {frame[4]} Sheep still to remove " \
+           f"(space of the animal, or use_port for Port tile 1)"
+
+
+def move_import_token(g, p: int, kind: int, amount: int) -> None:
+    """Move an Import token; £1 for each marked step it reaches or passes."""
+    old = g.import_track[kind]
+    new = old + amount
+    g.import_track[kind] = new
+    bonus = sum(D.IMPORT_STEP_BONUS for m in D.IMPORT_MARKED_STEPS if old < m <= new)
+    g.players[p].money += bonus
+
+
+@hook("fulfil_rewards")
+def fulfil_rewards(g, p: int, cid: int) -> None:
+    pl = g.players[p]
+    c = D.CONTRACT_BY_ID[cid]
+    pl.done_contracts.append(cid)
+    for kind, amount in enumerate(c.imports):
+        if amount:
+            pl.imports[kind] += amount
+            if g.num_players > 1:   # solo: no import tracking on the Export board
+                move_import_token(g, p, kind, amount)
+    pl.hops += c.hops
+    pl.meat += c.beef + c.mutton
+    pl.money += c.money
+    g.clans[p].after_fulfil(g, p, cid)
+    push_export_bonuses(g, p, c.free_space, c.bonus_upgrade)
+
+
+def push_export_bonuses(g, p: int, free: int, upgrades: int) -> None:
+    if free and upgrades:
+        g.stack.append((K_EXPORT_BONUS, p, free, upgrades))
+        return
+    for _ in range(upgrades):
+        g.stack.append((K_BONUS_UPGRADE, p))
+    for _ in range(free):
+        g.stack.append((K_FREE_SPACE, p))
+
+
+@legal_for(K_EXPORT_BONUS)
+def legal_export_bonus(g, frame) -> list:
+    return [CHOOSE + 0, CHOOSE + 1]
+
+
+@apply_for(K_EXPORT_BONUS)
+def apply_export_bonus(g, frame, action: int) -> None:
+    """Direct export bonuses 'can be taken in any order': choose:0 Free space next,
+    choose:1 a Bonus upgrade next."""
+    _, p, free, upgrades = frame
+    g.stack.pop()
+    if action == CHOOSE + 0:
+        push_export_bonuses(g, p, free - 1, upgrades)
+        g.stack.append((K_FREE_SPACE, p))
+    else:
+        push_export_bonuses(g, p, free, upgrades - 1)
+        g.stack.append((K_BONUS_UPGRADE, p))
+
+
+@describe_for(K_EXPORT_BONUS)
+def describe_export_bonus(g, frame) -> str:
+    return f"Direct export bonuses left: {frame[2]} Free space, {frame[3]} Bonus upgrade; " \
+           "choose:0 = Free space next, choose:1 = Bonus upgrade next"

@@ -1,0 +1,130 @@
+"""Rulebook, Phase 2 "1. Trade" and "3. Expand - Neighbourhood Bonus" (the discounted purchase)."""
+from __future__ import annotations
+
+from .. import data as D
+from ..actions import BUY, DONE, MAX_TRADE_QTY, SELL, TRADE, decode_trade
+from ..state import K_NEIGHBOURHOOD
+from .common import move_price, price
+from .registry import apply_for, describe_for, legal_for
+
+
+def trade_options(g, p: int, out: list) -> None:
+    """Append every legal Trade action of p (one Good, buy or sell, 1..Merchants in stock).
+
+    Never Merchants on both the buy and the sell area of one Good in a round.
+    """
+    pl = g.players[p]
+    stock = pl.merchants_stock
+    if stock <= 0:
+        return
+    if stock > MAX_TRADE_QTY:
+        stock = MAX_TRADE_QTY
+    market = pl.merchants_market
+    budget = pl.money + g.clans[p].trade_money
+    goods = pl.goods
+    for good in range(D.NUM_GOODS):
+        area = good * 2
+        if not market[area + SELL]:          # may buy
+            q = budget // D.PRICES[good][g.prices[good]]
+            if q > stock:
+                q = stock
+            if q > 0:
+                base = TRADE + (area + BUY) * MAX_TRADE_QTY
+                out.extend(range(base, base + q))
+        if not market[area + BUY]:           # may sell
+            q = goods[good]
+            if q > stock:
+                q = stock
+            if q > 0:
+                base = TRADE + (area + SELL) * MAX_TRADE_QTY
+                out.extend(range(base, base + q))
+
+
+def do_trade(g, p: int, good: int, direction: int, qty: int, discount: int = 0) -> None:
+    """Send ``qty`` Merchants to the Market, pay or receive price x qty, move the price."""
+    pl = g.players[p]
+    g.clans[p].on_trade(g, p, good, qty, direction)
+    unit_price = price(g, good) - discount
+    if direction == BUY:
+        pl.money -= unit_price * qty
+        pl.goods[good] += qty
+        move_price(g, good, qty)
+    else:
+        pl.money += unit_price * qty
+        pl.goods[good] -= qty
+        move_price(g, good, -qty)
+    pl.merchants_stock -= qty
+    pl.merchants_market[good * 2 + direction] += qty
+
+
+def apply_trade(g, p: int, action: int) -> None:
+    good, direction, qty = decode_trade(action)
+    do_trade(g, p, good, direction, qty)
+
+
+# ---- Neighbourhood bonus ----------------------------------------------------------------
+def neighbourhood_goods(g, p: int, space: int) -> int:
+    """Goods (bit set over GOODS) produced by opponent units neighbouring ``space``."""
+    mask = 0
+    occ = g.occupant
+    ua = g.unit_at
+    for t in g.board.neighbours[space]:
+        o = occ[t]
+        if o >= 0 and o != p:
+            good = D.UNIT_GOOD[ua[t]]
+            if good >= 0:
+                mask |= 1 << good
+    return mask
+
+
+def neighbourhood_limit(g, p: int) -> int:
+    lim = g.clans[p].neighbourhood_limit
+    if lim:
+        return lim
+    return D.NB_LIMIT_TWO if g.num_players == 2 else D.NB_LIMIT_MULTI
+
+
+@legal_for(K_NEIGHBOURHOOD)
+def legal_neighbourhood(g, frame) -> list:
+    """Buy up to 3 (4 with 2 players) of each neighbouring opponent's Good at -2 / -3 each."""
+    _, p, goods_mask = frame
+    pl = g.players[p]
+    stock = pl.merchants_stock
+    limit = neighbourhood_limit(g, p)
+    if stock < limit:
+        limit = stock
+    out = []
+    if limit <= 0:
+        return out
+    budget = pl.money + g.clans[p].trade_money
+    for good in range(D.NUM_GOODS):
+        if goods_mask >> good & 1 and not pl.merchants_market[good * 2 + SELL]:
+            unit_price = D.PRICES[good][g.prices[good]] - D.NB_DISCOUNT[good]
+            q = budget // unit_price if unit_price > 0 else limit
+            if q > limit:
+                q = limit
+            if q > 0:
+                base = TRADE + (good * 2 + BUY) * MAX_TRADE_QTY
+                out.extend(range(base, base + q))
+    if out:
+        out.append(DONE)
+    return out
+
+
+@apply_for(K_NEIGHBOURHOOD)
+def apply_neighbourhood(g, frame, action: int) -> None:
+    _, p, goods_mask = frame
+    g.stack.pop()
+    if action == DONE:
+        return
+    good, _, qty = decode_trade(action)
+    do_trade(g, p, good, BUY, qty, discount=D.NB_DISCOUNT[good])
+    rest = goods_mask & ~(1 << good)
+    if rest:
+        g.stack.append((K_NEIGHBOURHOOD, p, rest))
+
+
+@describe_for(K_NEIGHBOURHOOD)
+def describe_neighbourhood(g, frame) -> str:
+    goods = [D.GOODS[i] for i in range(D.NUM_GOODS) if frame[2] >> i & 1]
+    return f"Neighbourhood bonus: buy {', '.join(goods)} at a discount, or done"

@@ -1,0 +1,185 @@
+"""Rulebook "Phase 4: Scoring" (Scoring tiles), "Final Scoring", "Export Scoring" and
+"Settlement Scoring"."""
+from __future__ import annotations
+
+from .. import data as D
+from ..topology import bits
+
+
+# ---- Scoring tiles (player aid numbering; 9 is Kickstarter) ------------------------------------
+def scoring_tile_glory(g, p: int, tile: int) -> int:
+    pl = g.players[p]
+    placed = pl.units_placed
+    if tile == 1:
+        return sum(pl.goods[i] for i in D.BASIC_GOODS)
+    if tile == 2:
+        goods = g.clans[p].scoring_goods(g, p)
+        return 3 * (sum(goods[i] for i in D.PROCESSED_GOODS) // 2)
+    if tile == 3:
+        return sum(placed(u) for u in (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)) + 2 * placed(D.FIELD)
+    if tile == 4:
+        return 2 * sum(placed(u) for u in D.WORKERS)
+    if tile == 5:
+        return 3 * ((pl.spaces & g.topo.border).bit_count() // 2)
+    if tile == 6:
+        return sum(pl.imports)
+    if tile == 7:
+        return 2 * pl.meat
+    if tile == 8:
+        return upgrades_count(g, p)
+    if tile == 9:
+        return 2 * (pl.spaces & g.topo.cost56).bit_count()
+    raise ValueError(f"unknown scoring tile {tile}")
+
+
+def upgrades_count(g, p: int) -> int:
+    """Spots left of the Shipping marker + free Merchant spots + flipped Technology tiles."""
+    pl = g.players[p]
+    return pl.shipping + (D.MERCHANTS_ON_TRACK - pl.merchants_board) + sum(pl.tech)
+
+
+def round_scoring(g) -> None:
+    if not g.scoring_tiles:
+        return
+    tile = g.scoring_tiles[g.round - 1]
+    for p in range(g.num_players):
+        g.players[p].glory += scoring_tile_glory(g, p, tile)
+
+
+# ---- settlements ---------------------------------------------------------------------------------
+def settlements(g, p: int) -> list[int]:
+    """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
+    own = g.players[p].spaces
+    nb = g.topo.neighbours
+    comps = []
+    left = own
+    while left:
+        start = left & -left
+        comp = start
+        frontier = start
+        while frontier:
+            grow = 0
+            for s in bits(frontier):
+                grow |= nb[s]
+            grow &= own & ~comp
+            comp |= grow
+            frontier = grow
+        comps.append(comp)
+        left &= ~comp
+    return comps
+
+
+def connected_settlements(g, p: int) -> int:
+    """Size of the biggest group of p's Settlements within Shipping reach of each other."""
+    comps = settlements(g, p)
+    if len(comps) <= 1:
+        return len(comps)
+    table = g.topo.reach[g.players[p].shipping]
+    reach = []
+    for comp in comps:
+        r = 0
+        for s in bits(comp):
+            r |= table[s]
+        reach.append(r)
+    parent = list(range(len(comps)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(comps)):
+        for j in range(i + 1, len(comps)):
+            if reach[i] & comps[j] or reach[j] & comps[i]:
+                parent[find(i)] = find(j)
+    sizes: dict[int, int] = {}
+    for i in range(len(comps)):
+        r = find(i)
+        sizes[r] = sizes.get(r, 0) + 1
+    return max(sizes.values())
+
+
+def tier_split(values: list[int], tiers: tuple[int, ...], minimum: int = 1) -> list[int]:
+    """VP per player for 'most / second most / ...' with ties sharing the tiers they cover,
+    rounded down (rulebook, Export Scoring). Players below ``minimum`` score nothing."""
+    out = [0] * len(values)
+    pos = 0
+    for v in sorted({x for x in values if x >= minimum}, reverse=True):
+        if pos >= len(tiers):
+            break
+        group = [i for i, x in enumerate(values) if x == v]
+        share = sum(tiers[pos:pos + len(group)]) // len(group)
+        for i in group:
+            out[i] = share
+        pos += len(group)
+    return out
+
+
+def threshold_vp(value: int, thresholds) -> int:
+    for at_least, vp in thresholds:
+        if value >= at_least:
+            return vp
+    return 0
+
+
+def import_values(g) -> list[int]:
+    """VP per unit of Cotton, Tobacco, Sugar cane: the most imported 3, then 4, the least 5;
+    ties: Cotton counts as rarest, then Tobacco, then Sugar cane."""
+    if g.config.static_imports:
+        return [D.STATIC_IMPORT_VP] * D.NUM_IMPORTS
+    if g.num_players == 1:
+        amounts = g.players[0].imports
+    else:
+        amounts = g.import_track
+    common_first = sorted(range(D.NUM_IMPORTS), key=lambda k: (-amounts[k], -k))
+    values = [0] * D.NUM_IMPORTS
+    for rank, k in enumerate(common_first):
+        values[k] = D.IMPORT_VP[rank]
+    return values
+
+
+def final_scores(g) -> list[dict]:
+    n = g.num_players
+    vals = import_values(g)
+    exports = [len(pl.done_contracts) for pl in g.players]
+    settle = [connected_settlements(g, p) for p in range(n)]
+    if n == 1:
+        export_vp = [threshold_vp(exports[0], D.SOLO_EXPORT_THRESHOLDS)]
+        settle_vp = [threshold_vp(settle[0], D.SOLO_SETTLEMENT_THRESHOLDS)]
+    else:
+        export_vp = tier_split(exports, D.EXPORT_TIERS[n])
+        settle_vp = tier_split(settle, D.SETTLEMENT_TIERS[n])
+    rows = []
+    for p, pl in enumerate(g.players):
+        goods = g.clans[p].final_goods(g, p)
+        row = {
+            "glory": pl.glory,
+            "basic_goods": D.BASIC_GOOD_VP * sum(goods[i] for i in D.BASIC_GOODS),
+            "processed_goods": D.PROCESSED_GOOD_VP * sum(goods[i] for i in D.PROCESSED_GOODS),
+            "money": pl.money // D.MONEY_PER_VP,
+            "hops": pl.hops,
+            "imports": sum(a * v for a, v in zip(pl.imports, vals)),
+            "export_bonus": export_vp[p],
+            "settlement_bonus": settle_vp[p],
+        }
+        row.update(g.clans[p].extra_score_lines(g, p))
+        if pl.vp_bid:
+            row["auction_bid"] = -pl.vp_bid
+        row["total"] = sum(row.values())
+        row["money_left"] = pl.money
+        rows.append(row)
+    for row in rows:
+        better = sum(1 for o in rows if (o["total"], o["money_left"]) > (row["total"], row["money_left"]))
+        row["rank"] = 1 + better
+    if n == 1:
+        rows[0]["band"] = solo_band(rows[0]["total"])
+    return rows
+
+
+def solo_band(total: int) -> str:
+    band = D.SOLO_BANDS[0][1]
+    for lo, name in D.SOLO_BANDS:
+        if total >= lo:
+            band = name
+    return band

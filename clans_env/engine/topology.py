@@ -1,0 +1,117 @@
+"""Static map facts the rules need, precomputed once per (assembled board, player count).
+
+Everything is a Python int used as a bit set over space ids: union, intersection and
+"is there any" are single integer operations, which is what makes legal-move generation
+for Expand cheap. A ``Topology`` is immutable and shared by every clone of a game.
+
+Rules implemented here (rulebook, "3. Expand" and "4. Upgrade Shipping"):
+- Neighbouring: adjacent space with no river in between.
+- River-crossing: also the adjacent land space across a river.
+- n-loch: also any space next to a chain of at most n consecutive loch spaces that starts
+  next to the unit. Reach never hops over a land space.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import data as D
+from .board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN, Board
+
+#: land types each unit may stand on (rulebook, Land Restrictions)
+UNIT_LAND = {D.SHEEP: LAND_GRASS, D.COW: LAND_GRASS, D.FIELD: LAND_GRASS, D.DAIRY: LAND_GRASS,
+             D.BAKERY: LAND_GRASS, D.DISTILLERY: LAND_GRASS, D.WOODCUTTER: LAND_FOREST,
+             D.MINER: LAND_MOUNTAIN}
+
+
+def bits(mask: int):
+    """Yield the set bit positions of ``mask`` in increasing order."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class Topology:
+    __slots__ = ("board", "num_players", "num_spaces", "active", "land_mask", "loch_mask", "port_mask",
+                 "unit_mask", "cost", "cost_le", "border", "delta", "neighbours", "reach", "port_space",
+                 "central_loch", "mist", "labels", "cost56")
+
+    def __init__(self, board: Board, num_players: int):
+        self.board = board
+        self.num_players = num_players
+        n = self.num_spaces = board.num_spaces
+        active = board.active(num_players)
+        border = board.border(num_players)
+        self.labels = board.label
+        self.active = sum(1 << s for s in range(n) if active[s])
+        self.land_mask = sum(1 << s for s in range(n) if board.kind[s] == KIND_LAND) & self.active
+        self.loch_mask = sum(1 << s for s in range(n) if board.kind[s] == KIND_LOCH) & self.active
+        self.port_mask = sum(1 << s for s in range(n) if board.kind[s] == KIND_PORT) & self.active
+        self.mist = sum(1 << s for s in range(n) if board.mist[s])
+        self.border = sum(1 << s for s in range(n) if border[s]) & self.land_mask
+        self.delta = sum(1 << s for s in range(n) if board.river_delta[s]) & self.land_mask
+        self.central_loch = sum(1 << s for s in board.central_loch)
+        self.cost = tuple(board.cost)
+        max_cost = max(board.cost)
+        # cost_le[c]: active land spaces whose land cost is at most c (c clipped to 0..max_cost)
+        self.cost_le = tuple(sum(1 << s for s in range(n) if board.kind[s] == KIND_LAND and board.cost[s] <= c)
+                             & self.land_mask for c in range(max_cost + 1))
+        self.cost56 = sum(1 << s for s in range(n) if board.cost[s] >= 5) & self.land_mask
+        um = []
+        for u in range(D.NUM_UNITS):
+            if u in UNIT_LAND:
+                um.append(sum(1 << s for s in range(n) if board.land[s] & UNIT_LAND[u]) & self.land_mask)
+            else:  # Fishermen: lochs and port tiles (Clan MacDonald)
+                um.append(self.loch_mask | self.port_mask)
+        self.unit_mask = tuple(um)
+        self.neighbours = tuple(sum(1 << t for t in board.neighbours[s]) & self.active for s in range(n))
+        self.reach = tuple(tuple(self._reach(s, level) & self.active for s in range(n))
+                           for level in range(D.MAX_SHIPPING + 1))
+        # ports in play: slot k sits on module k's port position for this player count
+        which = 0 if num_players <= 2 else 1
+        self.port_space = tuple(pp[which] for pp in board.port_positions)
+
+    def _reach(self, s: int, level: int) -> int:
+        b = self.board
+        mask = 0
+        for t in b.neighbours[s]:
+            mask |= 1 << t
+        if level >= 1:  # river-crossing: the adjacent land space across a river
+            for t in b.adjacent[s]:
+                if b.kind[t] == KIND_LAND and b.kind[s] != KIND_PORT:
+                    mask |= 1 << t
+        if level >= 2:  # n-loch: across up to (level - 1) consecutive loch spaces
+            max_lochs = level - 1
+            frontier = [t for t in b.adjacent[s] if b.kind[t] == KIND_LOCH]
+            seen = set(frontier)
+            depth = 1
+            while frontier:
+                nxt = []
+                for loch in frontier:
+                    mask |= 1 << loch
+                    for t in b.adjacent[loch]:
+                        if t == s:
+                            continue
+                        if b.kind[t] == KIND_LOCH:
+                            if depth < max_lochs and t not in seen:
+                                seen.add(t)
+                                nxt.append(t)
+                        else:
+                            mask |= 1 << t
+                frontier = nxt
+                depth += 1
+        mask &= ~(1 << s)
+        return mask
+
+    def affordable(self, budget: int) -> int:
+        """Active land spaces whose land cost fits in ``budget``."""
+        if budget < 0:
+            return 0
+        if budget >= len(self.cost_le):
+            return self.cost_le[-1]
+        return self.cost_le[budget]
+
+
+@lru_cache(maxsize=64)
+def topology(board: Board, num_players: int) -> Topology:
+    return Topology(board, num_players)

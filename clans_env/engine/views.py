@@ -1,0 +1,178 @@
+"""Read-only views of a game: the JSON-serialisable public state and the terminal text view.
+Schema documented in docs/public-state.md."""
+from __future__ import annotations
+
+from . import data as D
+from .actions import DIRECTIONS
+from .rules.common import price, reach
+from .rules.scoring import connected_settlements, import_values
+from .state import DECISION_KINDS, PHASE_NAMES
+from .topology import bits
+
+_LAND_NAMES = {1: "grassland", 2: "forest", 4: "mountain"}
+_KIND_NAMES = ("land", "loch", "port")
+
+
+def public_state(g) -> dict:
+    b = g.board
+    topo = g.topo
+    active = topo.active
+    spaces = []
+    for s in range(b.num_spaces):
+        occ = g.occupant[s]
+        spaces.append({
+            "id": s,
+            "label": b.label[s],
+            "kind": _KIND_NAMES[b.kind[s]],
+            "land": [name for bit, name in _LAND_NAMES.items() if b.land[s] & bit],
+            "cost": b.cost[s],
+            "module": "ABCD"[b.module[s]],
+            "active": bool(active >> s & 1),
+            "border": bool(topo.border >> s & 1),
+            "river_delta": bool(b.river_delta[s]),
+            "neighbours": list(b.neighbours[s]),
+            "adjacent": list(b.adjacent[s]),
+            "occupant": None if occ == -1 else ("blocked" if occ == -2 else occ),
+            "unit": D.UNITS[g.unit_at[s]] if g.unit_at[s] >= 0 else None,
+        })
+    players = []
+    for p, pl in enumerate(g.players):
+        players.append({
+            "seat": p,
+            "clan": g.clans[p].name if g.clans[p].name != "none" else None,
+            "starting_tile": pl.start_tile,
+            "money": pl.money,
+            "goods": dict(zip(D.GOODS, pl.goods)),
+            "units_on_board": {D.UNITS[u]: pl.units_left[u] for u in range(D.NUM_UNITS)},
+            "units_on_map": [{"space": s, "unit": D.UNITS[g.unit_at[s]]} for s in bits(pl.spaces)],
+            "shipping": pl.shipping,
+            "shipping_name": D.SHIPPING_LEVELS[pl.shipping],
+            "technology": {"woodcutter": pl.tech[0], "miner": pl.tech[1]},
+            "merchants": {"on_board": pl.merchants_board, "in_stock": pl.merchants_stock,
+                          "on_market": {f"{DIRECTIONS[a % 2]}:{D.GOODS[a // 2]}": n
+                                        for a, n in enumerate(pl.merchants_market) if n}},
+            "open_contracts": list(pl.open_contracts),
+            "fulfilled_contracts": list(pl.done_contracts),
+            "imports": dict(zip(D.IMPORTS, pl.imports)),
+            "hops": pl.hops,
+            "meat_exported": pl.meat,
+            "glory": pl.glory,
+            "passed": pl.passed,
+            "ports_used": [k for k in range(4) if pl.ports_used >> k & 1],
+            "reach": list(bits(reach(g, p))),
+            "connected_settlements": connected_settlements(g, p),
+            "auction_bid": pl.vp_bid,
+            "clan_state": dict(pl.extra),
+        })
+    top = g.stack[-1] if g.stack else None
+    return {
+        "num_players": g.num_players,
+        "seed": g.config.seed,
+        "config": g.config.to_dict(),
+        "round": g.round,
+        "phase": PHASE_NAMES[g.phase],
+        "current_player": g.current_player,
+        "decision": None if top is None else {"kind": DECISION_KINDS[top[0]], "player": top[1],
+                                              "context": [_jsonable(x) for x in top[2:]],
+                                              "text": g.decision_text()},
+        "map": {"sides": list(b.sides), "spaces": spaces, "river_edges": [list(e) for e in sorted(b.river_edges)],
+                "central_loch": list(b.central_loch)},
+        "market": {good: {"step": g.prices[i], "price": price(g, i)} for i, good in enumerate(D.GOODS)},
+        "contracts_on_display": [c if c >= 0 else None for c in g.display],
+        "draw_pile_size": len(g.pile),
+        "import_track": dict(zip(D.IMPORTS, g.import_track)),
+        "import_values": dict(zip(D.IMPORTS, import_values(g))),
+        "scoring_tiles": list(g.scoring_tiles),
+        "current_scoring_tile": g.scoring_tiles[g.round - 1] if g.scoring_tiles else None,
+        "port_tiles": [{"slot": k, "tile": t, "space": g.topo.port_space[k]} for k, t in enumerate(g.port_tiles)],
+        "turn_order": list(g.turn_order),
+        "pass_order": list(g.pass_order),
+        "players": players,
+    }
+
+
+def _jsonable(x):
+    if isinstance(x, tuple):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+def render_text(g) -> str:
+    lines = []
+    lines.append(f"Clans of Caledonia - {g.num_players} players - round {g.round}/{D.NUM_ROUNDS} - "
+                 f"{PHASE_NAMES[g.phase]} - map {' '.join(g.board.sides)}")
+    if g.scoring_tiles:
+        lines.append(f"Scoring tiles: {list(g.scoring_tiles)} (this round: {g.scoring_tiles[g.round - 1]})")
+    if g.port_tiles:
+        lines.append("Port tiles: " + ", ".join(f"slot {k}: tile {t} @ {g.board.label[g.topo.port_space[k]]}"
+                                                for k, t in enumerate(g.port_tiles)))
+    lines.append("Market: " + "  ".join(f"{good} £{price(g, i)}" for i, good in enumerate(D.GOODS)))
+    lines.append("Contracts: " + "  ".join(f"[{k}] {_contract_text(c)}" for k, c in enumerate(g.display) if c >= 0))
+    lines.append(f"Imports track: {dict(zip(D.IMPORTS, g.import_track))}   draw pile: {len(g.pile)}")
+    lines.append("Turn order: " + " ".join(str(p) for p in g.turn_order))
+    for p, pl in enumerate(g.players):
+        clan = g.clans[p].name
+        goods = " ".join(f"{n}:{q}" for n, q in zip(D.GOODS, pl.goods) if q)
+        units = " ".join(f"{D.UNIT_LETTER[u]}{pl.units_placed(u)}" for u in range(D.NUM_UNITS) if pl.units_placed(u))
+        lines.append(f"P{p}{' (' + clan + ')' if clan != 'none' else ''}: £{pl.money} glory {pl.glory} | goods "
+                     f"{goods or '-'} | map {units or '-'} | ship {D.SHIPPING_LEVELS[pl.shipping]} | tech "
+                     f"{'W' if pl.tech[0] else '-'}{'M' if pl.tech[1] else '-'} | merchants {pl.merchants_stock} "
+                     f"stock/{pl.merchants_board} board | open {[_contract_text(c) for c in pl.open_contracts]} | "
+                     f"done {len(pl.done_contracts)}{' | passed' if pl.passed else ''}")
+    lines.append(_map_text(g))
+    if g.stack:
+        lines.append(f">> player {g.current_player}: {g.decision_text()}")
+    else:
+        lines.append(">> game over: " + ", ".join(f"P{p} {r['total']} VP" for p, r in enumerate(g.final_scores())))
+    return "\n".join(lines)
+
+
+def _contract_text(cid: int) -> str:
+    c = D.CONTRACT_BY_ID[cid]
+    need = [f"{q}{D.GOODS[i]}" for i, q in enumerate(c.goods) if q]
+    if c.beef:
+        need.append(f"{c.beef}beef")
+    if c.mutton:
+        need.append(f"{c.mutton}mutton")
+    gain = [f"{q}{D.IMPORTS[i]}" for i, q in enumerate(c.imports) if q]
+    if c.hops:
+        gain.append(f"{c.hops}hops")
+    if c.money:
+        gain.append(f"£{c.money}")
+    if c.free_space:
+        gain.append("free-space")
+    if c.bonus_upgrade:
+        gain.append(f"{c.bonus_upgrade}xupgrade")
+    return f"#{cid} {'+'.join(need)} -> {'+'.join(gain)}"
+
+
+def _map_text(g) -> str:
+    """Hex rows of the 12x10 grid: cost+land letter for empty land, ~~ loch, P<seat><unit> for units."""
+    b = g.board
+    rows = []
+    cells = {}
+    for s in range(b.num_spaces):
+        if b.kind[s] == 2:
+            continue
+        x, y = b.xy[s]
+        cells.setdefault(round(y, 2), []).append((x, s))
+    active = g.topo.active
+    for y in sorted(cells, reverse=True):
+        row = sorted(cells[y])
+        indent = "  " if row and (row[0][0] % 1.0) > 0.25 else ""
+        toks = []
+        for _, s in row:
+            occ = g.occupant[s]
+            if occ >= 0:
+                toks.append(f"{occ}{D.UNIT_LETTER[g.unit_at[s]]:<2}")
+            elif occ == -2:
+                toks.append("XX ")
+            elif b.kind[s] == 1:
+                toks.append("~~ ")
+            elif not active >> s & 1:
+                toks.append(".. ")
+            else:
+                land = "".join(ch for bit, ch in ((1, "g"), (2, "f"), (4, "m")) if b.land[s] & bit)
+                toks.append(f"{b.cost[s]}{land[:2]:<2}")
+        rows.append(indent + " ".join(toks))
+    return "\n".join(rows)

@@ -1,0 +1,1 @@
+"""Pictures of the game (matplotlib, Agg backend); imported only by code that draws."""

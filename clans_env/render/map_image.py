@@ -1,0 +1,291 @@
+"""Draw an assembled map (or one module side) with matplotlib (Agg, no GUI).
+
+Land types are colours (hybrids are split hexes: two halves or three wedges), the land cost
+is printed on each land space, lochs are blue, rivers are thick blue lines along hex edges,
+river deltas carry a small white triangle, the central loch a white star, border spaces a
+thick gold outline, mist land (1-2 players) is greyed and hatched, and each port node is a
+small square joined by dotted lines to the cells it touches (faded when not in play).
+
+matplotlib and numpy are imported only inside this module (the engine never needs them).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Polygon, Circle, Rectangle, RegularPolygon
+import matplotlib.patheffects as pe
+
+from clans_env.engine.board import (
+    Board, KIND_LAND, KIND_LOCH, KIND_PORT, LAND_GRASS, LAND_FOREST, LAND_MOUNTAIN,
+    MODULE_NAMES, MODULE_OFFSETS, OUTER_CORNER, CELLS_PER_MODULE, MOD_COLS, SIDE_NAMES,
+    assemble,
+)
+
+COLOURS = {
+    LAND_GRASS: "#b6db7e",
+    LAND_FOREST: "#2f7d3b",
+    LAND_MOUNTAIN: "#a38b76",
+}
+LOCH_COLOUR = "#5d9fd8"
+CENTRAL_LOCH_COLOUR = "#3f7fc4"
+RIVER_COLOUR = "#1747b5"
+BORDER_COLOUR = "#e0a100"
+MIST_COLOUR = "#c9c9c9"
+PORT_COLOUR = "#c8a165"
+MODULE_LINE = "#222222"
+PLAYER_COLOURS = {0: "#d62728", 1: "#1f5fd6", 2: "#2ca02c", 3: "#ff9a1f", -1: "#8a8a8a"}
+
+_SQ3 = math.sqrt(3.0)
+_CORNER_ANGLES = [math.radians(30 + 60 * k) for k in range(6)]
+
+
+def _hex_corners(x: float, y: float, size: float = 1.0):
+    return [(x + size * math.cos(a), y + size * math.sin(a)) for a in _CORNER_ANGLES]
+
+
+def _types(mask: int) -> list[int]:
+    return [t for t in (LAND_GRASS, LAND_FOREST, LAND_MOUNTAIN) if mask & t]
+
+
+def _text_colour(mask: int) -> str:
+    return "white" if mask == LAND_FOREST else "black"
+
+
+def _outline():
+    return [pe.withStroke(linewidth=2.2, foreground="white")]
+
+
+def draw_board(board: Board, num_players: int = 4, ax=None, occupants=None, port_tiles=None,
+               title=None, *, modules=None, show_labels: bool = True, legend: bool = True,
+               side_view: bool = False):
+    """Draw ``board`` into ``ax`` (a new Figure when None) and return the Figure.
+
+    occupants: {space id: (player index or -1 for neutral, unit letter)}.
+    port_tiles: {port space id: tile number}.
+    modules: draw only these module indices (0-3); used for single-side pictures.
+    side_view: draw both port positions at full strength and the mist of both player counts.
+    """
+    if ax is None:
+        fig = Figure(figsize=(13.5, 11.5) if not modules or len(modules) > 1 else (8.2, 7.6),
+                     dpi=110)
+        FigureCanvasAgg(fig)
+        ax = fig.add_axes((0.01, 0.09, 0.98, 0.86))
+    else:
+        fig = ax.figure
+    occupants = occupants or {}
+    port_tiles = port_tiles or {}
+    mods = set(range(4)) if modules is None else set(modules)
+    shown = [i for i in range(board.num_spaces) if board.module[i] in mods]
+    active = board.active(num_players)
+    border = board.border(num_players)
+    central = set(board.central_loch)
+    two_player = num_players <= 2 or side_view
+
+    # ---- cells
+    for i in shown:
+        if board.kind[i] == KIND_PORT:
+            continue
+        x, y = board.xy[i]
+        corners = _hex_corners(x, y)
+        if board.kind[i] == KIND_LOCH:
+            colour = CENTRAL_LOCH_COLOUR if i in central else LOCH_COLOUR
+            ax.add_patch(Polygon(corners, closed=True, facecolor=colour, edgecolor="white",
+                                 linewidth=0.8, zorder=1))
+        else:
+            types = _types(board.land[i])
+            if len(types) == 1:
+                ax.add_patch(Polygon(corners, closed=True, facecolor=COLOURS[types[0]],
+                                     edgecolor="none", zorder=1))
+            else:
+                # 6 wedges from the centre; wedge k spans corners k..k+1
+                if len(types) == 2:
+                    owner = [types[1], types[0], types[0], types[0], types[1], types[1]]
+                else:
+                    owner = [types[0], types[0], types[1], types[1], types[2], types[2]]
+                for k in range(6):
+                    tri = [(x, y), corners[k], corners[(k + 1) % 6]]
+                    ax.add_patch(Polygon(tri, closed=True, facecolor=COLOURS[owner[k]],
+                                         edgecolor=COLOURS[owner[k]], linewidth=0.4, zorder=1))
+            ax.add_patch(Polygon(corners, closed=True, facecolor="none", edgecolor="white",
+                                 linewidth=0.8, zorder=2))
+            if board.mist[i]:
+                if two_player:
+                    ax.add_patch(Polygon(_hex_corners(x, y, 0.98), closed=True,
+                                         facecolor=MIST_COLOUR, alpha=0.55 if side_view else 0.78,
+                                         edgecolor="none", zorder=3))
+                    ax.add_patch(Polygon(_hex_corners(x, y, 0.98), closed=True, facecolor="none",
+                                         edgecolor="#7a7a7a", hatch="///", linewidth=0, zorder=3))
+                else:  # printed mist, still in play with 3-4 players
+                    ax.add_patch(Polygon(_hex_corners(x, y, 0.98), closed=True, facecolor="none",
+                                         edgecolor="#ffffff", alpha=0.45, hatch="...",
+                                         linewidth=0, zorder=3))
+            txt = f"£{board.cost[i]}"
+            ax.text(x, y + 0.32, txt, ha="center", va="center", fontsize=10 if len(mods) > 1 else 13,
+                    fontweight="bold", color=_text_colour(board.land[i]), zorder=6,
+                    path_effects=None if board.land[i] == LAND_FOREST else _outline())
+        if border[i] and not side_view:
+            ax.add_patch(Polygon(_hex_corners(x, y, 0.86), closed=True, facecolor="none",
+                                 edgecolor=BORDER_COLOUR, linewidth=2.2, zorder=4))
+        if show_labels:
+            lab = board.label[i][1:] if len(mods) > 1 else board.label[i][1:]
+            ax.text(x, y - 0.58, lab, ha="center", va="center",
+                    fontsize=5.5 if len(mods) > 1 else 7.5, color="#1b1b1b" if board.kind[i] == KIND_LAND
+                    and board.land[i] != LAND_FOREST else "#f0f0f0", zorder=6)
+        if i in central:
+            ax.plot([x], [y + 0.05], marker="*", markersize=11 if len(mods) > 1 else 15,
+                    color="white", markeredgecolor="#1b3d73", zorder=6)
+        if board.river_delta[i]:
+            ax.plot([x - 0.5], [y - 0.05], marker="^", markersize=7 if len(mods) > 1 else 9,
+                    color="white", markeredgecolor=RIVER_COLOUR, markeredgewidth=1.4, zorder=6)
+        if i in board.waterfall:
+            ax.plot([x + 0.5], [y - 0.05], marker="v", markersize=7 if len(mods) > 1 else 9,
+                    color="#9ad0ff", markeredgecolor="black", markeredgewidth=1.0, zorder=6)
+
+    # ---- module boundaries (thin dark line where two modules meet)
+    for i in shown:
+        if board.kind[i] == KIND_PORT:
+            continue
+        for j in board.adjacent[i]:
+            if j < i or board.kind[j] == KIND_PORT or board.module[j] == board.module[i]:
+                continue
+            if board.module[j] not in mods:
+                continue
+            _edge_line(ax, board, i, j, color=MODULE_LINE, lw=1.6, zorder=5, alpha=0.8)
+
+    # ---- rivers
+    for a, b in board.river_edges:
+        if board.module[a] in mods:
+            _edge_line(ax, board, a, b, color=RIVER_COLOUR, lw=5.0, zorder=7)
+
+    # ---- ports
+    for m, (p12, p34) in enumerate(board.port_positions):
+        if m not in mods:
+            continue
+        for pid, tag in ((p12, "1-2p"), (p34, "3-4p")):
+            on = active[pid] or side_view
+            alpha = 1.0 if on else 0.28
+            px, py = board.xy[pid]
+            for j in board.adjacent[pid]:
+                cx, cy = board.xy[j]
+                ax.plot([px, cx], [py, cy], linestyle=(0, (1.5, 1.5)), color="black",
+                        linewidth=1.0, alpha=alpha * 0.8, zorder=8)
+            s = 0.56
+            ax.add_patch(Rectangle((px - s / 2, py - s / 2), s, s, facecolor=PORT_COLOUR,
+                                   edgecolor="black", linewidth=1.2, alpha=alpha, zorder=9))
+            ax.text(px, py, str(port_tiles.get(pid, "P")), ha="center", va="center", fontsize=8,
+                    fontweight="bold", alpha=alpha, zorder=10)
+            dy = -0.48 if py < 0 and board.module[pid] in (2, 3) else 0.48
+            ax.text(px, py + dy, tag, ha="center", va="center", fontsize=6.5, alpha=alpha,
+                    zorder=10, path_effects=_outline())
+
+    # ---- occupants
+    for sid, (player, unit) in occupants.items():
+        if board.module[sid] not in mods:
+            continue
+        x, y = board.xy[sid]
+        r = 0.3 if board.kind[sid] != KIND_PORT else 0.24
+        ax.add_patch(Circle((x, y - 0.12), r, facecolor=PLAYER_COLOURS.get(player, "#444444"),
+                            edgecolor="black", linewidth=1.2, zorder=11))
+        ax.text(x, y - 0.12, unit, ha="center", va="center", fontsize=7.5, color="white",
+                fontweight="bold", zorder=12)
+
+    # ---- side names outside the map, next to each module
+    for m in sorted(mods):
+        ids = [i for i in range(m * CELLS_PER_MODULE, (m + 1) * CELLS_PER_MODULE)]
+        xs = [board.xy[i][0] for i in ids]
+        ys = [board.xy[i][1] for i in ids]
+        top = m in (0, 1)
+        ax.text(sum(xs) / len(xs), (max(ys) + 1.55) if top else (min(ys) - 1.55),
+                f"module {MODULE_NAMES[m]}: side {board.sides[m]}", ha="center", va="center",
+                fontsize=10, fontweight="bold", color="#333333")
+
+    xs = [board.xy[i][0] for i in shown]
+    ys = [board.xy[i][1] for i in shown]
+    ax.set_xlim(min(xs) - 1.9, max(xs) + 1.9)
+    ax.set_ylim(min(ys) - 2.2, max(ys) + 2.2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=13, fontweight="bold")
+    if legend:
+        handles = [
+            Patch(facecolor=COLOURS[LAND_GRASS], label="grassland"),
+            Patch(facecolor=COLOURS[LAND_FOREST], label="forest"),
+            Patch(facecolor=COLOURS[LAND_MOUNTAIN], label="mountain"),
+            Patch(facecolor=LOCH_COLOUR, label="loch"),
+            Line2D([], [], color="white", marker="*", markersize=12, markeredgecolor="#1b3d73",
+                   markerfacecolor="white", linestyle="none", label="central loch"),
+            Line2D([], [], color=RIVER_COLOUR, linewidth=4, label="river (edge)"),
+            Line2D([], [], color="white", marker="^", markersize=9, markeredgecolor=RIVER_COLOUR,
+                   linestyle="none", label="river delta"),
+            Line2D([], [], color="#9ad0ff", marker="v", markersize=9, markeredgecolor="black",
+                   linestyle="none", label="waterfall"),
+            Patch(facecolor=MIST_COLOUR, hatch="///", edgecolor="#7a7a7a",
+                  label="mist (out of 1-2p map)"),
+            Patch(facecolor="none", edgecolor=BORDER_COLOUR, linewidth=2.2,
+                  label=f"border space ({num_players}p)"),
+            Patch(facecolor=PORT_COLOUR, edgecolor="black", label="port (faded: not in play)"),
+            Patch(facecolor="white", edgecolor="white", label="£n = land cost; r.c = local cell"),
+        ]
+        if side_view:
+            handles = [h for h in handles if not h.get_label().startswith("border")]
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.005),
+                  ncol=4 if len(mods) > 1 else 3, fontsize=8.5 if len(mods) > 1 else 7.5,
+                  frameon=False, handlelength=1.8)
+    return fig
+
+
+def _edge_line(ax, board: Board, a: int, b: int, **kw):
+    (xa, ya), (xb, yb) = board.xy[a], board.xy[b]
+    mx, my = (xa + xb) / 2, (ya + yb) / 2
+    dx, dy = xb - xa, yb - ya
+    d = math.hypot(dx, dy)
+    px, py = -dy / d * 0.5, dx / d * 0.5   # half the edge length (hex size 1)
+    ax.plot([mx - px, mx + px], [my - py, my + py], solid_capstyle="round", **kw)
+
+
+def render_board_png(board: Board, path, dpi: int = 110, **kw) -> Path:
+    """Draw ``board`` (see :func:`draw_board` for keywords) and save it as a PNG."""
+    fig = draw_board(board, **kw)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, facecolor="white")
+    return path
+
+
+def board_to_rgb_array(board: Board, dpi: int = 60, **kw):
+    """The picture as a numpy uint8 array of shape (H, W, 3)."""
+    import numpy as np
+
+    fig = draw_board(board, **kw)
+    fig.set_dpi(dpi)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())[..., :3].copy()
+
+
+def render_side_png(side_name: str, path, dpi: int = 110) -> Path:
+    """Draw one module side alone (both port positions, mist shown) and save it as a PNG."""
+    name = side_name.strip().upper()
+    if name not in SIDE_NAMES:
+        raise ValueError(f"unknown map side {side_name!r}; valid sides are {', '.join(SIDE_NAMES)}")
+    m = MODULE_NAMES.index(name[0])
+    sides = [f"{MODULE_NAMES[k]}1" for k in range(4)]
+    sides[m] = name
+    board = assemble(tuple(sides))
+    fig = draw_board(board, num_players=2, modules=(m,), side_view=True,
+                     title=f"Map module side {name} (stand-in design)")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, facecolor="white")
+    return path
+
+
+__all__ = ["draw_board", "render_board_png", "board_to_rgb_array", "render_side_png",
+           "PLAYER_COLOURS"]
