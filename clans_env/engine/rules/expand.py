@@ -7,16 +7,36 @@ from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN,
                      PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
-from .common import affordable_spaces, expand_targets, place_unit, placement_cost
+from .common import affordable_spaces, expand_targets, place_unit, placement_cost, reach
 from .contracts import building_bonus_available, start_building_bonus
 from .market import neighbourhood_goods
 from .registry import apply_for, describe_for, legal_for
 
 
 def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
-    left = g.players[p].units_left
+    """Unit types p can deploy somewhere now (the hot path of legal-move generation: one reach
+    lookup, then two bit operations per unit type)."""
+    pl = g.players[p]
+    left = pl.units_left
+    open_spaces = reach(g, p) & ~g.occupied
+    if not open_spaces:
+        return
+    topo = g.topo
+    clan = g.clans[p]
+    dmask, disc = clan.discount_spaces(g, p)
+    unit_mask = topo.unit_mask
     for u in range(D.NUM_UNITS):
-        if left[u] > 0 and expand_targets(g, p, u, free_land):
+        if left[u] <= 0:
+            continue
+        cand = open_spaces & unit_mask[u]
+        if not cand:
+            continue
+        budget = pl.money - clan.unit_cost(g, p, u)
+        if free_land or u == D.FISHERMAN:
+            ok = budget >= 0 or (dmask and budget + disc >= 0 and cand & dmask)
+        else:
+            ok = cand & topo.affordable(budget) or (dmask and cand & dmask & topo.affordable(budget + disc))
+        if ok:
             out.append(EXPAND + u)
 
 

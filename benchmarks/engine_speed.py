@@ -1,0 +1,113 @@
+"""Engine speed: microseconds per decision (legal_actions + apply), random games per second,
+and clone microseconds on mid-game states.
+
+    python benchmarks/engine_speed.py                  # this checkout
+    python benchmarks/engine_speed.py --baseline HEAD~1  # also a git revision, interleaved, with ratios
+
+Shared machines are noisy, so with --baseline the two versions run alternately in fresh
+processes and the report gives each figure as a ratio against the baseline of the same run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure(games: int, players: int, seed: int) -> dict:
+    from clans_env import Game, GameConfig
+
+    rng = random.Random(seed)
+    decisions = 0
+    t_decide = 0.0
+    clone_states = []
+    t0 = time.perf_counter()
+    for i in range(games):
+        g = Game(GameConfig(num_players=players, seed=seed + i))
+        perf = time.perf_counter
+        while not g.is_terminal():
+            t = perf()
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+            t_decide += perf() - t
+            decisions += 1
+            if g.round == 3 and len(clone_states) < 50 * (i + 1) and rng.random() < 0.05:
+                clone_states.append(g)
+    wall = time.perf_counter() - t0
+    # clone cost on mid-game states
+    reps = 200
+    t = time.perf_counter()
+    for g in clone_states:
+        for _ in range(reps):
+            g.clone()
+    clone_us = (time.perf_counter() - t) / (len(clone_states) * reps) * 1e6
+    return {"players": players, "games": games, "decisions": decisions,
+            "us_per_decision": t_decide / decisions * 1e6, "games_per_s": games / wall,
+            "decisions_per_game": decisions / games, "clone_us": clone_us, "clone_states": len(clone_states)}
+
+
+def run_in(path: str, games: int, players: int, seed: int) -> dict:
+    env = dict(os.environ, PYTHONPATH=path)
+    code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {os.path.join(ROOT, 'benchmarks')!r});"
+            f"import engine_speed as m; print(json.dumps(m.measure({games}, {players}, {seed})))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=40, help="random games per measurement")
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=3, help="alternating repetitions (median reported)")
+    ap.add_argument("--baseline", help="git revision to compare against in the same run")
+    args = ap.parse_args()
+
+    versions = {"current": ROOT}
+    tmp = None
+    if args.baseline:
+        tmp = tempfile.mkdtemp(prefix="clans-baseline-")
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.baseline], check=True,
+                       capture_output=True)
+        versions = {"baseline": tmp, "current": ROOT}
+    try:
+        results: dict = {name: {n: [] for n in args.players} for name in versions}
+        for r in range(args.rounds):
+            for n in args.players:
+                for name, path in versions.items():
+                    results[name][n].append(run_in(path, args.games, n, args.seed))
+        print(f"engine speed: {args.games} random games x {args.rounds} repetitions per row "
+              f"(median), Python {sys.version.split()[0]}")
+        header = f"{'version':<10}{'players':>8}{'us/decision':>13}{'games/s':>10}{'decisions/game':>16}{'clone us':>10}"
+        print(header)
+        print("-" * len(header))
+        med = {}
+        for name in versions:
+            for n in args.players:
+                rows = results[name][n]
+                m = {k: statistics.median(r[k] for r in rows)
+                     for k in ("us_per_decision", "games_per_s", "decisions_per_game", "clone_us")}
+                med[(name, n)] = m
+                print(f"{name:<10}{n:>8}{m['us_per_decision']:>13.1f}{m['games_per_s']:>10.2f}"
+                      f"{m['decisions_per_game']:>16.0f}{m['clone_us']:>10.1f}")
+        if args.baseline:
+            print("\nratios current / baseline (lower is faster for us and clone, higher is faster for games/s):")
+            for n in args.players:
+                c, b = med[("current", n)], med[("baseline", n)]
+                print(f"  {n} players: us/decision x{c['us_per_decision'] / b['us_per_decision']:.2f}, "
+                      f"games/s x{c['games_per_s'] / b['games_per_s']:.2f}, clone x{c['clone_us'] / b['clone_us']:.2f}")
+    finally:
+        if tmp:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
