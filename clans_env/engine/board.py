@@ -138,7 +138,7 @@ def is_mist_position(module: int, r: int, c: int) -> bool:
 
 
 def river_path(edges: Sequence[tuple[tuple[int, int], tuple[int, int]]],
-               is_loch) -> tuple[list[frozenset], str | None]:
+               is_loch, show=lambda g: g) -> tuple[list[frozenset], str | None]:
     """Check that river edges (global cells) form one chain from source to mouth.
 
     Returns (vertex path v0..vn, problem or None).  The chain is valid when consecutive edges
@@ -149,7 +149,7 @@ def river_path(edges: Sequence[tuple[tuple[int, int], tuple[int, int]]],
     verts = []
     for a, b in edges:
         if b not in hex_neighbours(*a):
-            return [], f"river edge {a}-{b} joins cells that are not adjacent"
+            return [], f"river edge {show(a)}-{show(b)} joins cells that are not adjacent"
         verts.append(edge_vertices(a, b))
     if len(set(frozenset(e) for e in edges)) != len(edges):
         return [], "river lists the same edge twice"
@@ -157,7 +157,7 @@ def river_path(edges: Sequence[tuple[tuple[int, int], tuple[int, int]]],
         v1, v2 = verts[0]
         mouth = [v for v in (v1, v2) if any(is_loch(x) for x in v - set(edges[0]))]
         if not mouth:
-            return [], f"river edge {edges[0][0]}-{edges[0][1]} does not end next to a loch"
+            return [], f"river edge {show(edges[0][0])}-{show(edges[0][1])} does not end next to a loch"
         vn = mouth[0]
         v0 = v2 if vn == v1 else v1
         return [v0, vn], None
@@ -165,8 +165,8 @@ def river_path(edges: Sequence[tuple[tuple[int, int], tuple[int, int]]],
     for i in range(len(edges) - 1):
         shared = set(verts[i]) & set(verts[i + 1])
         if len(shared) != 1:
-            return [], (f"river edges {edges[i][0]}-{edges[i][1]} and "
-                        f"{edges[i + 1][0]}-{edges[i + 1][1]} do not meet at a corner")
+            return [], (f"river edges {show(edges[i][0])}-{show(edges[i][1])} and "
+                        f"{show(edges[i + 1][0])}-{show(edges[i + 1][1])} do not meet at a corner")
         junctions.append(shared.pop())
     v0 = [v for v in verts[0] if v != junctions[0]][0]
     vn = [v for v in verts[-1] if v != junctions[-1]][0]
@@ -176,7 +176,7 @@ def river_path(edges: Sequence[tuple[tuple[int, int], tuple[int, int]]],
     third = vn - set(edges[-1])
     if not any(is_loch(x) for x in third):
         return [], (f"river does not end next to a loch: its last edge "
-                    f"{edges[-1][0]}-{edges[-1][1]} must be listed last and touch a loch at its mouth")
+                    f"{show(edges[-1][0])}-{show(edges[-1][1])} must be listed last and touch a loch at its mouth")
     return path, None
 
 
@@ -282,6 +282,9 @@ def load_side_file(path, name: str | None = None) -> ModuleSide:
         cost.append(tuple(crow))
     land_t = tuple(land)
 
+    def to_local(g):
+        return [g[0] - MODULE_OFFSETS[module][0], g[1] - MODULE_OFFSETS[module][1]]
+
     def is_loch_global(g):
         r, c = g[0] - MODULE_OFFSETS[module][0], g[1] - MODULE_OFFSETS[module][1]
         return 0 <= r < MOD_ROWS and 0 <= c < MOD_COLS and land_t[r][c] == 0
@@ -314,10 +317,9 @@ def load_side_file(path, name: str | None = None) -> ModuleSide:
             seen_edges.add(key)
             edges.append((a, b))
         gedges = [(local_to_global(module, *a), local_to_global(module, *b)) for a, b in edges]
-        _, problem = river_path(gedges, is_loch_global)
+        _, problem = river_path(gedges, is_loch_global, show=to_local)
         if problem:
-            raise _bad(path, f"river {i}: {problem} (local coordinates: global = local + "
-                             f"{MODULE_OFFSETS[module]})")
+            raise _bad(path, f"river {i}: {problem}")
         rivers.append(tuple(edges))
 
     # ---- waterfall (Industria)
@@ -473,7 +475,7 @@ class Board:
     __slots__ = ("sides", "num_spaces", "kind", "land", "cost", "module", "label", "xy",
                  "adjacent", "neighbours", "river_edges", "rivers", "mist", "river_delta",
                  "central_loch", "waterfall", "port_positions", "rowcol", "outer_edge",
-                 "_active", "_border", "_frozen")
+                 "side_data", "_active", "_border", "_frozen")
 
     def __init__(self, sides: tuple[ModuleSide, ModuleSide, ModuleSide, ModuleSide]):
         set_ = object.__setattr__
@@ -579,6 +581,7 @@ class Board:
                     stack.append(j)
 
         set_(self, "sides", tuple(s.name for s in sides))
+        set_(self, "side_data", tuple(sides))
         set_(self, "num_spaces", n)
         set_(self, "kind", tuple(kind))
         set_(self, "land", tuple(land))
@@ -728,14 +731,14 @@ def validate_board(board: Board) -> list[str]:
     n = board.num_spaces
     if n != NUM_SPACES:
         p.append(f"num_spaces = {n}, expected {NUM_SPACES}")
-    for nm in board.sides:
-        p.extend(validate_side(load_side(nm)))
     for attr in ("kind", "land", "cost", "module", "label", "xy", "adjacent", "neighbours",
                  "mist", "river_delta", "rowcol"):
         if len(getattr(board, attr)) != n:
             p.append(f"{attr} has length {len(getattr(board, attr))}, expected {n}")
     if p:
         return p
+    for side in board.side_data:
+        p.extend(validate_side(side))
     if len(set(board.label)) != n:
         p.append("labels are not unique")
     for i in range(n):

@@ -13,18 +13,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import matplotlib
-
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon, Circle, Rectangle, RegularPolygon
+from matplotlib.patches import Circle, Patch, Polygon, Rectangle
 import matplotlib.patheffects as pe
 
 from clans_env.engine.board import (
-    Board, KIND_LAND, KIND_LOCH, KIND_PORT, LAND_GRASS, LAND_FOREST, LAND_MOUNTAIN,
-    MODULE_NAMES, MODULE_OFFSETS, OUTER_CORNER, CELLS_PER_MODULE, MOD_COLS, SIDE_NAMES,
-    assemble,
+    CELLS_PER_MODULE, KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN,
+    MODULE_NAMES, SIDE_NAMES, Board, assemble,
 )
 
 COLOURS = {
@@ -41,7 +38,6 @@ PORT_COLOUR = "#c8a165"
 MODULE_LINE = "#222222"
 PLAYER_COLOURS = {0: "#d62728", 1: "#1f5fd6", 2: "#2ca02c", 3: "#ff9a1f", -1: "#8a8a8a"}
 
-_SQ3 = math.sqrt(3.0)
 _CORNER_ANGLES = [math.radians(30 + 60 * k) for k in range(6)]
 
 
@@ -133,7 +129,7 @@ def draw_board(board: Board, num_players: int = 4, ax=None, occupants=None, port
             ax.add_patch(Polygon(_hex_corners(x, y, 0.86), closed=True, facecolor="none",
                                  edgecolor=BORDER_COLOUR, linewidth=2.2, zorder=4))
         if show_labels:
-            lab = board.label[i][1:] if len(mods) > 1 else board.label[i][1:]
+            lab = board.label[i][1:]   # local "row.col" (the module is the picture's quarter)
             ax.text(x, y - 0.58, lab, ha="center", va="center",
                     fontsize=5.5 if len(mods) > 1 else 7.5, color="#1b1b1b" if board.kind[i] == KIND_LAND
                     and board.land[i] != LAND_FOREST else "#f0f0f0", zorder=6)
@@ -180,19 +176,28 @@ def draw_board(board: Board, num_players: int = 4, ax=None, occupants=None, port
                                    edgecolor="black", linewidth=1.2, alpha=alpha, zorder=9))
             ax.text(px, py, str(port_tiles.get(pid, "P")), ha="center", va="center", fontsize=8,
                     fontweight="bold", alpha=alpha, zorder=10)
-            dy = -0.48 if py < 0 and board.module[pid] in (2, 3) else 0.48
-            ax.text(px, py + dy, tag, ha="center", va="center", fontsize=6.5, alpha=alpha,
-                    zorder=10, path_effects=_outline())
+            if tag == "3-4p":
+                dy = -0.48 if board.module[pid] in (2, 3) else 0.48
+                ax.text(px, py + dy, tag, ha="center", va="center", fontsize=6.5, alpha=alpha,
+                        zorder=10, path_effects=_outline())
+            else:  # beside the square, on the map's outer side
+                left = board.module[pid] in (0, 3)
+                ax.text(px + (-0.34 if left else 0.34), py, tag, ha="right" if left else "left",
+                        va="center", fontsize=6.5, alpha=alpha, zorder=10,
+                        path_effects=_outline())
 
     # ---- occupants
     for sid, (player, unit) in occupants.items():
         if board.module[sid] not in mods:
             continue
         x, y = board.xy[sid]
-        r = 0.3 if board.kind[sid] != KIND_PORT else 0.24
-        ax.add_patch(Circle((x, y - 0.12), r, facecolor=PLAYER_COLOURS.get(player, "#444444"),
+        if board.kind[sid] == KIND_PORT:   # beside the square, keeping the tile number visible
+            r, cx, cy = 0.24, x + 0.42, y - 0.3
+        else:
+            r, cx, cy = 0.3, x, y - 0.12
+        ax.add_patch(Circle((cx, cy), r, facecolor=PLAYER_COLOURS.get(player, "#444444"),
                             edgecolor="black", linewidth=1.2, zorder=11))
-        ax.text(x, y - 0.12, unit, ha="center", va="center", fontsize=7.5, color="white",
+        ax.text(cx, cy, unit, ha="center", va="center", fontsize=7.5, color="white",
                 fontweight="bold", zorder=12)
 
     # ---- side names outside the map, next to each module
