@@ -1,5 +1,13 @@
-"""Agents that play Clans of Caledonia through one interface (``Agent.act(game) -> action``)."""
-from .base import Agent
-from .random_agent import RandomAgent
+"""Agents that play Clans of Caledonia through one interface (``Agent.act(game) -> action``).
 
-__all__ = ["Agent", "RandomAgent"]
+``make(spec)`` builds one from a text spec such as ``"random"``, ``"heuristic"``,
+``"mcts:sims=200"`` or ``"ppo:path=FILE"`` (see ``agents.registry``).
+"""
+from .base import Agent
+from .heuristic import HeuristicAgent, estimate_final_vp, evaluate
+from .mcts import MCTSAgent
+from .random_agent import RandomAgent
+from .registry import KINDS, make, parse_spec
+
+__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "MCTSAgent", "make", "parse_spec", "KINDS", "evaluate",
+           "estimate_final_vp"]

@@ -6,5 +6,15 @@ without them.
 """
 from .engine import Game, GameConfig, IllegalActionError
 
-__all__ = ["Game", "GameConfig", "IllegalActionError"]
+__all__ = ["Game", "GameConfig", "IllegalActionError", "env", "raw_env"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # PettingZoo entry points, imported on first use: ``clans_env.env(**kwargs)``, ``clans_env.raw_env``
+    import importlib
+    if name in ("env", "clans_of_caledonia_v0", "wrappers", "encoding"):
+        return importlib.import_module(f".{name}", __name__)   # the env package is callable
+    if name == "raw_env":
+        return importlib.import_module(".env.aec", __name__).raw_env
+    raise AttributeError(f"module 'clans_env' has no attribute {name!r}")

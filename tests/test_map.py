@@ -432,10 +432,10 @@ def test_bad_ports_and_waterfall(tmp_path):
     text = _side_text().replace("p12 = [[0,1],[1,0],[1,1]]", "p12 = [[0,1],[1,0]]")
     with pytest.raises(ValueError, match="p12 must touch at least one non-mist"):
         load_side_file(_write(tmp_path, text))
-    text = _side_text().replace("p34 = [[0,0]]", "p34 = [[1,0]]")
+    text = _side_text().replace("p34 = [[0,0],[0,1],[1,0]]", "p34 = [[1,0]]")
     with pytest.raises(ValueError, match="outer corner"):
         load_side_file(_write(tmp_path, text))
-    text = _side_text().replace("p34 = [[0,0]]", "p34 = [[4,4]]")
+    text = _side_text().replace("p34 = [[0,0],[0,1],[1,0]]", "p34 = [[4,4]]")
     with pytest.raises(ValueError, match="not near the outer corner"):
         load_side_file(_write(tmp_path, text))
     text = _side_text().replace("waterfall = [4, 3]", "waterfall = [4, 4]")

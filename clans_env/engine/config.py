@@ -15,7 +15,8 @@ class GameConfig:
     num_players: 1 (solo game) to 4.
     seed: seeds the game's own generator (map sides, tiles, shuffles, dice).
     clans: fix the clans in seat order (lower-case rulebook names); overrides clan_selection.
-    clan_selection: "none" (Without Clans), "draft" (rulebook Setup: Clans) or "auction" (Clan Auction).
+    clan_selection: "draft" (rulebook Setup: Clans; the default), "auction" (Clan Auction) or
+        "none" (Without Clans).
     static_imports: Simplifications - Static Import Goods (every import worth 4 VP).
     scoring_tiles / port_tiles: False plays "Without Scoring and/or Port Tiles".
     tighter_map: Tighter Game Map (2-3 players): four land spaces covered, one per module.
@@ -26,7 +27,7 @@ class GameConfig:
     num_players: int = 4
     seed: int = 0
     clans: tuple | None = None
-    clan_selection: str = "none"
+    clan_selection: str = "draft"
     static_imports: bool = False
     scoring_tiles: bool = True
     port_tiles: bool = True

@@ -197,3 +197,38 @@ def stand_ins() -> list[str]:
 
     walk(COMPONENTS, [])
     return found
+
+
+# ---- clans, Clan Auction, solo game (rulebook "Appendix: Clans", "Clan Auction", "Solo Game") ---
+_cl = COMPONENTS["clans"]
+CLANS_BASE: tuple[str, ...] = tuple(_cl["base"])
+CLANS_KICKSTARTER: tuple[str, ...] = tuple(_cl["kickstarter"])
+BUCHANAN_EXPORT_BOXES = _cl["buchanan"]["export_boxes"]["value"]
+BUCHANAN_BUILDING_BONUS_DRAW = _cl["buchanan"]["building_bonus_draw"]["value"]
+CAMPBELL_FACTORY_DISCOUNT = tuple(_cl["campbell"]["factory_discount"]["values"])
+CUNNINGHAM_BUTTER_MONEY = _cl["cunningham"]["butter_money"]["value"]
+FERGUSSON_FIRST_WORKERS = _cl["fergusson"]["first_workers"]["value"]
+FERGUSSON_SHIPPING = {k: SHIPPING_LEVELS.index(_cl["fergusson"]["free_shipping"][k]) for k in ("multi", "two_player")}
+MACDONALD_FIRST_WORKERS = _cl["macdonald"]["first_workers"]["value"]
+MACDONALD_WORKER_COST = _cl["macdonald"]["worker_cost"]["value"]
+MACDONALD_WORKER_INCOME = _cl["macdonald"]["worker_income"]["value"]
+MACDONALD_SHIPPING_TWO_PLAYER = SHIPPING_LEVELS.index(_cl["macdonald"]["free_shipping"]["two_player"])
+MACKENZIE_WHISKY_MONEY = _cl["mackenzie"]["whisky_money"]["value"]
+MACKENZIE_CELLAR_MONEY = tuple(_cl["mackenzie"]["cellar_money"]["values"])
+ROBERTSON_DELTA_DISCOUNT = {k: _cl["robertson"]["delta_discount"][k] for k in ("multi", "two_player")}
+STEWART_EXTRA_MERCHANTS = _cl["stewart"]["extra_merchants"]["value"]
+STEWART_TRADE_MONEY = _cl["stewart"]["trade_money"]["value"]
+STEWART_SHIPPING = {k: SHIPPING_LEVELS.index(_cl["stewart"]["free_shipping"][k]) for k in ("multi", "two_player")}
+MACEWEN_BEER_MONEY = _cl["macewen"]["beer_money"]["value"]
+MACEWEN_MAX_BEER = _cl["macewen"]["max_beer_per_contract"]["value"]
+MACEWEN_GRAIN_PER_BEER = _cl["macewen"]["grain_per_beer"]["value"]
+
+AUCTION_MAX_BID = COMPONENTS["auction"]["max_bid"]["value"]
+
+_solo = COMPONENTS["solo"]
+SOLO_GOODS_DIE = tuple(GOOD_INDEX[g] for g in _solo["goods_die"]["values"])
+SOLO_PRICE_DIE = tuple(_solo["price_die"]["values"])
+SOLO_GOODS_CHANGED = _solo["goods_changed"]["value"]
+SOLO_MARKET_ROUNDS = tuple(_solo["market_rounds"]["values"])
+#: last Price die result -> Export box whose contract leaves the game
+SOLO_REMOVAL_BOX = dict(zip(SOLO_PRICE_DIE, _solo["removal_box"]["values"]))

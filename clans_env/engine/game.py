@@ -82,6 +82,7 @@ class Game:
                 else:
                     legal = legal_fns[kind](self, frame)
                 if legal:
+                    legal.sort()     # documented order; several rules append DONE last
                     self._legal = legal
                     return
                 stack.pop()

@@ -53,6 +53,8 @@ DECISION_KINDS: tuple[str, ...] = tuple(_KINDS)
 
 # placement modes (context of K_PLACE)
 PLACE_FIRST, PLACE_EXPAND, PLACE_FREE, PLACE_CLAN = range(4)
+#: on_deploy mode of a unit put on the map by Port tile 7's exchange (never a K_PLACE context)
+PLACE_EXCHANGE = 4
 
 
 class PlayerState:
@@ -61,7 +63,7 @@ class PlayerState:
     __slots__ = ("money", "goods", "units_left", "spaces", "shipping", "tech", "merchants_board",
                  "merchants_stock", "merchants_market", "open_contracts", "done_contracts", "imports",
                  "hops", "meat", "glory", "passed", "ports_used", "clan", "start_tile", "reach", "vp_bid",
-                 "extra")
+                 "extra", "units_total")
 
     def __init__(self):
         self.money = 0
@@ -86,6 +88,9 @@ class PlayerState:
         self.reach = -1                    # cached reach bit set; -1 = stale
         self.vp_bid = 0                    # Clan Auction bid, scored as negative VP
         self.extra: dict = {}              # clan-specific state (plain JSON values)
+        # units of each type this player owns (placed + on the board); replaced, never mutated
+        # in place, so clones share it (Clan MacDonald's Workers change type)
+        self.units_total = D.UNITS_PER_PLAYER
 
     def copy(self) -> "PlayerState":
         c = PlayerState.__new__(PlayerState)
@@ -111,10 +116,11 @@ class PlayerState:
         c.reach = self.reach
         c.vp_bid = self.vp_bid
         c.extra = {k: (v[:] if isinstance(v, list) else v) for k, v in self.extra.items()} if self.extra else {}
+        c.units_total = self.units_total
         return c
 
     def units_placed(self, unit: int) -> int:
-        return D.UNITS_PER_PLAYER[unit] - self.units_left[unit]
+        return self.units_total[unit] - self.units_left[unit]
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}

@@ -1,4 +1,5 @@
-"""Clan abilities: one module per clan, each a ``Clan`` subclass hooking named rule points."""
+"""Clan abilities: one module per clan, each a ``Clan`` subclass hooking named rule points
+(see ``base.py`` for the hooks and where the rules call them)."""
 from .base import NO_CLAN, Clan, NoClan
 
 #: clan name (lower case, as in the rulebook) -> instance; filled by the clan modules
@@ -18,5 +19,9 @@ def get_clan(name):
     except KeyError:
         raise ValueError(f"unknown clan {name!r}; valid clans: {sorted(CLANS)}") from None
 
+
+# the clan modules register themselves (import order = rulebook order)
+from . import buchanan, campbell, cunningham, fergusson, macdonald, mackenzie, robertson, stewart  # noqa: E402,F401
+from . import macewen  # noqa: E402,F401  (Kickstarter)
 
 __all__ = ["Clan", "NoClan", "NO_CLAN", "CLANS", "register", "get_clan"]

@@ -3,6 +3,41 @@
 The core rules call these methods at named points and never test a clan's name. A clan is
 a stateless subclass (its per-game state lives in ``PlayerState.extra``), so one instance is
 shared by every clone of a game. ``NoClan`` is the rulebook's behaviour without abilities.
+
+Where each hook is called (so a reader can follow a clan ability into the rules):
+
+==========================  ===========================================================
+hook                        called from
+==========================  ===========================================================
+on_setup                    rules/clan_setup.py, once the clans are chosen
+first_worker_units/_spaces  rules/expand.py (Placing the First Workers)
+first_workers               rules/clan_setup.py (how many first Workers)
+extra_workers_last          rules/clan_setup.py (extra first Workers after everyone)
+unit_cost                   rules/common.py, rules/expand.py (every placement and its legality)
+placement_discount          rules/common.py ``placement_cost``
+discount_spaces             rules/common.py, rules/expand.py (fast affordability)
+restricts_targets/
+target_mask                 rules/common.py ``expand_targets``, rules/expand.py
+can_upgrade_technology      rules/upgrades.py (action and Bonus upgrade)
+extra_reach                 rules/common.py ``reach``
+trade_money / on_trade      rules/market.py (Trade and Neighbourhood bonus)
+neighbourhood_limit         rules/market.py
+export_boxes                rules/common.py, contracts.py, fulfil.py
+building_bonus_draw         rules/contracts.py
+after_obtain_contract       rules/contracts.py, after the Obtain action took a contract
+after_fulfil / fulfil_extras rules/fulfil.py, when a contract's rewards are taken
+on_deploy                   rules/expand.py (every K_PLACE), rules/ports.py (tile 7)
+worker_income               rules/production.py
+production_per_unit         rules/production.py
+at_production_start         rules/production.py, before income
+on_produce                  rules/production.py (basic and processed goods)
+after_production            rules/production.py, after the player's processing
+main_actions / apply_main   rules/turn.py, the main decision (free actions before it)
+legal / apply / describe    game.py, for this clan's own K_CLAN frames
+scoring_goods               rules/scoring.py (Scoring tile 2)
+final_goods                 rules/scoring.py (Final Scoring)
+extra_score_lines           rules/scoring.py (Final Scoring)
+==========================  ===========================================================
 """
 from __future__ import annotations
 
@@ -17,10 +52,14 @@ class Clan:
     building_bonus_draw = D.BUILDING_BONUS_DRAW
     #: Workers placed during setup
     first_workers = 2
+    #: place the Workers beyond the second after every other player's first Workers (Fergusson)
+    extra_workers_last = False
     #: money gained before paying each time this clan trades at the Market (Clan Stewart)
     trade_money = 0
     #: Neighbourhood bonus limit per Good per turn; 0 = the rulebook's 3 (4 with 2 players)
     neighbourhood_limit = 0
+    #: whether ``target_mask`` must be consulted for Expand targets (kept a flag: hot path)
+    restricts_targets = False
 
     # ---- setup ---------------------------------------------------------------------
     def on_setup(self, game, p: int) -> None:
@@ -45,6 +84,11 @@ class Clan:
         """(bit set, discount) of spaces where ``placement_discount`` applies, for fast legality."""
         return 0, 0
 
+    def target_mask(self, game, p: int, unit: int) -> int:
+        """Bit set of spaces where ``unit`` may be deployed at all (only read when
+        ``restricts_targets``); -1 = no restriction."""
+        return -1
+
     def can_upgrade_technology(self, game, p: int) -> bool:
         return True
 
@@ -54,7 +98,7 @@ class Clan:
 
     # ---- events --------------------------------------------------------------------
     def on_deploy(self, game, p: int, unit: int, space: int, mode: int) -> None:
-        """Called after p's unit is placed on the map (any placement mode)."""
+        """Called after p's unit is placed on the map (any placement mode, Port tile 7 too)."""
 
     def on_trade(self, game, p: int, good: int, qty: int, direction: int) -> None:
         """Called before a Trade at the Market is paid."""
@@ -68,8 +112,16 @@ class Clan:
             base += D.TECH_BONUS
         return base
 
+    def after_obtain_contract(self, game, p: int) -> None:
+        """Called after the Obtain an Export Contract action took a contract from the board."""
+
     def after_fulfil(self, game, p: int, contract_id: int) -> None:
-        """Called when a contract's rewards are taken (before Free space / Bonus upgrades)."""
+        """Called when a contract's rewards are taken; decisions pushed here are resolved
+        after the contract's Direct export bonuses."""
+
+    def fulfil_extras(self, game, p: int, contract_id: int) -> None:
+        """Called when a contract's rewards are taken; decisions pushed here are resolved
+        immediately, before the contract's Direct export bonuses."""
 
     def production_per_unit(self, game, p: int, unit: int, base: int) -> int:
         """Goods one Sheep / Cow / Field produces."""
@@ -95,10 +147,10 @@ class Clan:
 
     def legal(self, game, frame) -> list[int]:
         """Legal actions of this clan's own decision frames (kind K_CLAN)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"clan {self.name!r} has no decision {frame[2]!r}")
 
     def apply(self, game, frame, action: int) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"clan {self.name!r} has no decision {frame[2]!r}")
 
     def describe(self, game, frame) -> str:
         return f"{self.name} decision"
@@ -122,4 +174,3 @@ class NoClan(Clan):
 
 
 NO_CLAN = NoClan()
-

@@ -65,7 +65,11 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     """Spaces where p may Expand with ``unit`` now: in reach, empty, matching land, affordable."""
     if g.players[p].units_left[unit] <= 0:
         return 0
-    return reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
+    mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
+    clan = g.clans[p]
+    if clan.restricts_targets:
+        mask &= clan.target_mask(g, p, unit)
+    return mask
 
 
 def place_unit(g, p: int, unit: int, space: int) -> None:

@@ -41,6 +41,7 @@ def apply_take_contract(g, p: int, slot: int) -> None:
     cid = g.display[slot]
     g.display[slot] = -1
     take_contract(g, p, cid)
+    g.clans[p].after_obtain_contract(g, p)
 
 
 # ---- Building bonus ----------------------------------------------------------------------

@@ -29,6 +29,8 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
         if left[u] <= 0:
             continue
         cand = open_spaces & unit_mask[u]
+        if cand and clan.restricts_targets:
+            cand &= clan.target_mask(g, p, u)
         if not cand:
             continue
         budget = pl.money - clan.unit_cost(g, p, u)

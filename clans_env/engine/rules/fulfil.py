@@ -64,6 +64,16 @@ def push_slaughter(g, p: int, cid: int, beef: int, mutton: int) -> None:
     pl = g.players[p]
     cows, sheep = pl.units_placed(D.COW), pl.units_placed(D.SHEEP)
     port = meat_port_slot(g, p)
+    if port >= 0 and (cows < beef or sheep < mutton):
+        # Short of an animal: Port tile 1 must cover it, and now, while the port is still in
+        # reach (slaughtering the unit next to it first would lose the tile's reach).
+        pl.ports_used |= 1 << port
+        if cows < beef:
+            beef -= 1
+        else:
+            mutton -= 1
+        push_slaughter(g, p, cid, beef, mutton)
+        return
     forced = port < 0 and beef in (0, cows) and mutton in (0, sheep)
     if forced:
         for unit, need in ((D.COW, beef), (D.SHEEP, mutton)):
@@ -139,6 +149,7 @@ def fulfil_rewards(g, p: int, cid: int) -> None:
     pl.money += c.money
     g.clans[p].after_fulfil(g, p, cid)
     push_export_bonuses(g, p, c.free_space, c.bonus_upgrade)
+    g.clans[p].fulfil_extras(g, p, cid)
 
 
 def push_export_bonuses(g, p: int, free: int, upgrades: int) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import DONE, EXPAND, GOOD, MARKET_AREA, SPACE, USE_PORT
 from ..state import (K_BONUS_UPGRADE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COPY, K_PORT_DISCARD, K_PORT_GAIN,
-                     K_PORT_PRICE, K_POST_MAIN)
+                     K_PORT_PRICE, K_POST_MAIN, PLACE_EXCHANGE)
 from ..topology import UNIT_LAND, bits
 from .common import move_price, place_unit, reach, remove_unit
 from .contracts import building_bonus_available, start_building_bonus
@@ -233,6 +233,7 @@ def apply_exchange_to(g, frame, action: int) -> None:
     old = remove_unit(g, p, space)
     new = action - EXPAND
     place_unit(g, p, new, space)
+    g.clans[p].on_deploy(g, p, new, space, PLACE_EXCHANGE)
     olds = olds + ((space, old),)
     news = news + (new,)
     if len(olds) < 2 and exchange_spaces(g, p, olds, news):

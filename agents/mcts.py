@@ -1,0 +1,351 @@
+"""Monte Carlo tree search for Clans of Caledonia (any player count, with hidden information).
+
+Design
+------
+* **No peeking.** The search starts from a copy whose unseen contracts are sorted, so it
+  cannot depend on the true hidden order.
+* **Open-loop tree keyed by actions.** A node is the sequence of actions from the search root,
+  not a concrete state. Each iteration draws a fresh **determinization** of the root
+  (``game.determinize(seed)``: the unseen part of the contract pile reshuffled, the generator
+  for future chance events - the solo dice - reseeded) and walks the tree by replaying actions
+  on it. Hidden information and chance are thereby sampled per iteration; an action that is
+  not legal in one determinization (a different contract drawn) is simply skipped there.
+* **max^n backup.** Every node stores a vector of value sums, one per seat; at a node the seat
+  to move picks the child maximising *its own* mean value plus the UCT exploration term
+  ``c * sqrt(ln N_parent / N_child)``. Values are normalised to [0, 1]: with opponents,
+  ``sigmoid((VP - best opponent's VP) / scale)``; solo, ``sigmoid((VP - E) / scale)`` where E
+  is the heuristic's estimate of the root position (values stay informative at any level).
+* **Leaf evaluation.** A new leaf is followed by a rollout of ``depth`` actions (``random`` or
+  ``heuristic`` policy, ``depth=0`` for none); the position reached is valued by the exact
+  final scores when the game is over, else by ``agents.heuristic.estimate_final_vp`` after the
+  mover's own pending follow-up decisions (which space, which animal, ...) are completed
+  greedily, so that half-finished actions are not mis-valued.
+* **Forced moves** (one legal action) inside the tree do not use up an expansion, and a
+  decision with one legal action is answered without searching at all.
+* **Tree reuse.** The subtree under the actions played since the last search becomes the new
+  root (the agent remembers the root's action history).
+* **Root parallelism.** ``workers > 1`` runs independent searches in worker processes (each
+  with its share of the simulations, its own seed) and sums their root statistics.
+* **Budget** by simulations (``sims``) or wall-clock seconds (``seconds``).
+
+Trade actions are thinned the same way the heuristic thins them (quantities 1-4 and the
+maximum for one Good and direction) to keep the branching factor of the main decision sane.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from clans_env.engine.state import GAME_OVER
+
+from .base import Agent
+from .heuristic import (DEFAULT_WEIGHTS, HeuristicAgent, candidate_actions, complete_follow_ups, estimate_final_vp,
+                        greedy_action)
+
+#: solo scores are centred on the rulebook's "Average" band (131-145 VP)
+SOLO_CENTRE = 138.0
+ROLLOUT_POLICIES = ("random", "heuristic")
+
+
+class Node:
+    __slots__ = ("children", "visits", "value")
+
+    def __init__(self, num_players: int):
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.value = [0.0] * num_players
+
+
+def normalised_values(totals, scale: float, solo_centre: float = SOLO_CENTRE) -> list[float]:
+    """Per-seat values in [0, 1] from (estimated) final VP: the margin over the best opponent
+    through a logistic of width ``scale``; solo: the distance from ``solo_centre`` (the search
+    passes the root position's own estimate, so that values stay informative at any level)."""
+    n = len(totals)
+    if n == 1:
+        return [_sigmoid((totals[0] - solo_centre) / scale)]
+    out = []
+    for p in range(n):
+        best_other = max(totals[q] for q in range(n) if q != p)
+        out.append(_sigmoid((totals[p] - best_other) / scale))
+    return out
+
+
+def _sigmoid(x: float) -> float:
+    if x < -30:
+        return 0.0
+    if x > 30:
+        return 1.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def terminal_totals(game) -> list[float]:
+    """Final VP with leftover money as a tie-break (rulebook: money left breaks ties)."""
+    return [r["total"] + r["money_left"] * 1e-3 for r in game.final_scores()]
+
+
+class MCTSAgent(Agent):
+    """Determinized open-loop MCTS with max^n backups (see the module docstring).
+
+    sims: simulations per decision (ignored when ``seconds`` is given).
+    seconds: wall-clock budget per decision instead of a simulation count.
+    c: UCT exploration constant (values are in [0, 1]).
+    rollout: "random" or "heuristic" policy for the rollout after a new leaf.
+    depth: rollout length in actions (0 = evaluate the leaf directly).
+    scale: VP margin that maps to sigmoid(1) ~ 0.73 in the normalised value.
+    reuse: keep the subtree of the actions played since the previous decision.
+    workers: root parallelism over this many processes (1 = in-process).
+    top_k: search only the k best root actions by the heuristic's one-step values (0 = all).
+    """
+
+    name = "mcts"
+
+    def __init__(self, sims: int = 200, seconds: float | None = None, c: float = 0.2, rollout: str = "random",
+                 depth: int = 0, scale: float = 5.0, reuse: bool = True, workers: int = 1, top_k: int = 0,
+                 seed: int | None = None):
+        super().__init__(seed)
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES} (got {rollout!r})")
+        if seconds is None and (not isinstance(sims, int) or sims < 1):
+            raise ValueError(f"sims must be a positive int (got {sims!r})")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive (got {seconds!r})")
+        if depth < 0 or workers < 1 or scale <= 0 or c < 0 or top_k < 0:
+            raise ValueError(f"need depth >= 0, workers >= 1, scale > 0, c >= 0 and top_k >= 0 (got depth={depth}, "
+                             f"workers={workers}, scale={scale}, c={c}, top_k={top_k})")
+        self.sims = sims
+        self.seconds = seconds
+        self.c = float(c)
+        self.rollout = rollout
+        self.depth = int(depth)
+        self.scale = float(scale)
+        self.reuse = bool(reuse)
+        self.workers = int(workers)
+        self.top_k = int(top_k)
+        self._heuristic = HeuristicAgent(seed=seed)
+        self._root: Node | None = None
+        self._root_history: list[int] = []
+        self._pool: ProcessPoolExecutor | None = None
+        #: statistics of the last search (for benchmarks and debugging)
+        self.last_stats: dict = {}
+
+    # ------------------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._root = None
+        self._root_history = []
+
+    def close(self) -> None:
+        """Stop the worker processes of root parallelism (if any)."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_pool"] = None
+        state["_root"] = None
+        state["_root_history"] = []
+        return state
+
+    # ------------------------------------------------------------------------------------------
+    def act(self, game) -> int:
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            return legal[0]
+        if self.workers > 1:
+            return self._act_parallel(game)
+        root = self._reused_root(game)
+        t0 = time.perf_counter()
+        public = hidden_order_removed(game)
+        order = self.root_actions(public, legal)
+        sims = search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
+                      order)
+        elapsed = time.perf_counter() - t0
+        action = best_action(root, order, game.current_player)
+        self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.visits,
+                           "children": {a: ch.visits for a, ch in root.children.items()}}
+        return action
+
+    def root_actions(self, game, legal: list[int]) -> list[int]:
+        """The root's candidates, best first by the heuristic's one-step values (the first
+        iterations expand them in this order), cut to the ``top_k`` best when set."""
+        values = self._heuristic.action_values(game, legal)
+        order = sorted(values, key=lambda a: -values[a])
+        if self.top_k:
+            order = order[:self.top_k]
+        return order
+
+    def action_visits(self, game) -> dict[int, int]:
+        """Search ``game`` and return the root visit counts per action (no move is chosen)."""
+        root = Node(game.num_players)
+        public = hidden_order_removed(game)
+        search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
+               self.root_actions(public, public.legal_actions()))
+        return {a: ch.visits for a, ch in root.children.items()}
+
+    def _reused_root(self, game) -> Node:
+        history = game.history
+        root = None
+        if self.reuse and self._root is not None:
+            old = self._root_history
+            if len(history) >= len(old) and history[:len(old)] == old:
+                node = self._root
+                for a in history[len(old):]:
+                    node = node.children.get(a)
+                    if node is None:
+                        break
+                root = node
+        if root is None:
+            root = Node(game.num_players)
+        self._root = root if self.reuse else None
+        self._root_history = history
+        return root
+
+    def _act_parallel(self, game) -> int:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        k = self.workers
+        sims = None if self.seconds is not None else max(1, self.sims // k)
+        seeds = [self.rng.getrandbits(62) for _ in range(k)]
+        public = hidden_order_removed(game)
+        order = self.root_actions(public, public.legal_actions())
+        futures = [self._pool.submit(_worker_search, public, s, sims, self.seconds, self.c, self.rollout, self.depth,
+                                     self.scale, order) for s in seeds]
+        visits: dict[int, int] = {}
+        values: dict[int, float] = {}
+        total = 0
+        for f in futures:
+            child_stats, n = f.result()
+            total += n
+            for a, (v, q) in child_stats.items():
+                visits[a] = visits.get(a, 0) + v
+                values[a] = values.get(a, 0.0) + q
+        best = max(visits, key=lambda a: (visits[a], values[a] / max(visits[a], 1)))
+        self.last_stats = {"simulations": total, "children": visits, "workers": k}
+        return best
+
+
+def hidden_order_removed(game):
+    """A copy of ``game`` whose unseen contracts are put in a fixed (sorted) order, so that a
+    search started from it cannot depend on the true hidden pile order, only on what is
+    public (determinizations then reshuffle that part)."""
+    g = game.clone()
+    unknown = len(g.pile) - g.pile_known
+    if unknown > 1:
+        g.pile[:unknown] = sorted(g.pile[:unknown])
+    return g
+
+
+def _worker_search(game, seed, sims, seconds, c, rollout, depth, scale, order):
+    root = Node(game.num_players)
+    n = search(game, root, random.Random(seed), sims, seconds, c, rollout, depth, scale, order)
+    p = game.current_player
+    return {a: (ch.visits, ch.value[p]) for a, ch in root.children.items()}, n
+
+
+def best_action(root: Node, legal: list[int], player: int) -> int:
+    """Most visited legal root child; ties go to the higher mean value for ``player``."""
+    best, best_key = legal[0], (-1, 0.0)
+    for a in legal:
+        ch = root.children.get(a)
+        if ch is not None and ch.visits:
+            key = (ch.visits, ch.value[player] / ch.visits)
+            if key > best_key:
+                best, best_key = a, key
+    return best
+
+
+def search(game, root: Node, rng: random.Random, sims: int | None, seconds: float | None, c: float,
+           rollout: str, depth: int, scale: float, root_actions: list[int] | None = None) -> int:
+    """Run MCTS iterations from ``game`` into ``root``; returns the number of simulations.
+
+    root_actions: the root's candidate actions in the order to try them (default: all
+    candidates, tried in random order)."""
+    n_players = game.num_players
+    centre = estimate_final_vp(game)[0] if n_players == 1 else SOLO_CENTRE
+    deadline = time.perf_counter() + seconds if seconds is not None else None
+    done = 0
+    log = math.log
+    sqrt = math.sqrt
+    w = DEFAULT_WEIGHTS
+    while True:
+        if deadline is not None:
+            if time.perf_counter() >= deadline and done > 0:
+                break
+        elif done >= sims:
+            break
+        state = game.determinize(rng.getrandbits(62))
+        node = root
+        path = [root]
+        expanded = False
+        while state.phase != GAME_OVER:
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                a = legal[0]
+                child = node.children.get(a)
+                if child is None:
+                    child = node.children[a] = Node(n_players)
+                state.apply(a)
+                node = child
+                path.append(node)
+                continue
+            if expanded:
+                break
+            children = node.children
+            if node is root and root_actions is not None:
+                cands = root_actions
+                fresh = [a for a in cands if a not in children][:1]
+            else:
+                cands = candidate_actions(state, legal)
+                fresh = [a for a in cands if a not in children]
+            if fresh:
+                a = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
+                child = children[a] = Node(n_players)
+                expanded = True
+            else:
+                p = state.current_player
+                parent_log = log(node.visits + 1)
+                best_score = -1.0
+                a = cands[0]
+                child = None
+                for b in cands:
+                    ch = children[b]
+                    score = ch.value[p] / ch.visits + c * sqrt(parent_log / ch.visits) if ch.visits else 1e9
+                    if score > best_score:
+                        best_score, a, child = score, b, ch
+            state.apply(a)
+            node = child
+            path.append(node)
+        values = _leaf_values(state, rng, rollout, depth, scale, w, centre)
+        for nd in path:
+            nd.visits += 1
+            v = nd.value
+            for i in range(n_players):
+                v[i] += values[i]
+        done += 1
+    return done
+
+
+def _leaf_values(state, rng, rollout: str, depth: int, scale: float, w, centre: float) -> list[float]:
+    for _ in range(depth):
+        if state.phase == GAME_OVER:
+            break
+        legal = state.legal_actions()
+        if rollout == "random" or len(legal) == 1:
+            a = legal[rng.randrange(len(legal))]
+        else:
+            a = greedy_action(state, rng)
+        state.apply(a)
+    if state.phase == GAME_OVER:
+        return normalised_values(terminal_totals(state), scale, centre)
+    state = complete_follow_ups(state, state.current_player, w)
+    return normalised_values(estimate_final_vp(state, w), scale, centre)

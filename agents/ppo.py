@@ -1,0 +1,296 @@
+"""``PPOAgent``: plays a trained masked-PPO policy through the common agent interface.
+
+This module also holds what playing a checkpoint needs and nothing more: the policy/value
+network, the masked categorical distribution and checkpoint reading with its compatibility
+checks. It lives in ``agents`` (not ``training``) because agents must not import the training
+layer; ``training.networks`` re-exports these names and training builds on them.
+
+>>> agent = PPOAgent("models/ppo_2p/model.pt", greedy=True)     # doctest: +SKIP
+>>> agent.act(game)                                              # doctest: +SKIP
+>>> agent.policy_prior(game)     # {action: probability} for MCTS priors / rollouts  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+
+import numpy as np
+import torch
+from torch import nn
+
+from clans_env.engine.actions import NUM_ACTIONS
+
+from .base import Agent
+
+CHECKPOINT_FORMAT = "clans-ppo-checkpoint"
+CHECKPOINT_VERSION = 1
+
+_ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU, "gelu": nn.GELU}
+
+
+# ------------------------------------------------------------------------------------------------
+# masked distribution
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with illegal actions (``mask`` False/0) set to -inf.
+
+    Raises if a row has no legal action: every decision has at least one, so such a row is a
+    bug upstream (an encoder/mask mismatch) that must not turn silently into NaNs."""
+    mask = mask.bool()
+    if not bool(mask.any(dim=-1).all()):
+        raise ValueError("a legal-action mask row has no legal action")
+    return logits.masked_fill(~mask, float("-inf"))
+
+
+class MaskedCategorical:
+    """Categorical distribution over the legal actions only: illegal actions have probability
+    exactly 0 (their logit is -inf) and receive no gradient."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
+        self.mask = mask.bool()
+        self.logits = masked_logits(logits, self.mask)
+        self.log_probs = torch.log_softmax(self.logits, dim=-1)   # -inf on illegal actions
+
+    @property
+    def probs(self) -> torch.Tensor:
+        return self.log_probs.exp()
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        # 0 * -inf is NaN: illegal actions contribute exactly nothing, so zero their log-probs first
+        safe = self.log_probs.masked_fill(~self.mask, 0.0)
+        return -(safe.exp() * safe).sum(-1)
+
+    def mode(self) -> torch.Tensor:
+        return self.logits.argmax(-1)
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+
+
+# ------------------------------------------------------------------------------------------------
+# network
+def _mlp(sizes: list[int], activation: str) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), _ACTIVATIONS[activation]()]
+    return nn.Sequential(*layers)
+
+
+class PolicyValueNet(nn.Module):
+    """MLP baseline: observation (+ optional legal mask) -> action logits and per-seat values.
+
+    The value head predicts the final outcome of every seat ordered relative to the observer
+    (head 0 = the observer, head i = the seat i places after it), like the observation itself, so
+    one network serves every seat. With ``mask_in_obs`` the legal mask is appended to the input
+    inside ``forward``: callers always pass the plain observation and the mask.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, num_players: int, hidden_sizes=(256, 256),
+                 activation: str = "tanh", mask_in_obs: bool = True, shared_torso: bool = True):
+        super().__init__()
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)} (got {activation!r})")
+        self.obs_size = int(obs_size)
+        self.num_actions = int(num_actions)
+        self.num_players = int(num_players)
+        self.mask_in_obs = bool(mask_in_obs)
+        self.arch = {"obs_size": self.obs_size, "num_actions": self.num_actions, "num_players": self.num_players,
+                     "hidden_sizes": [int(h) for h in hidden_sizes], "activation": activation,
+                     "mask_in_obs": self.mask_in_obs, "shared_torso": bool(shared_torso)}
+        in_size = self.obs_size + (self.num_actions if self.mask_in_obs else 0)
+        sizes = [in_size, *[int(h) for h in hidden_sizes]]
+        self.policy_torso = _mlp(sizes, activation)
+        self.value_torso = None if shared_torso else _mlp(sizes, activation)
+        self.policy_head = nn.Linear(sizes[-1], self.num_actions)
+        self.value_head = nn.Linear(sizes[-1], self.num_players)
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        # orthogonal init (the PPO "implementation details" recipe): sqrt(2) gain in the torso,
+        # 0.01 for the policy head (a near-uniform first policy), 1 for the value head
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.orthogonal_(m.weight, math.sqrt(2))
+                nn.init.zeros_(m.bias)
+        nn.init.orthogonal_(self.policy_head.weight, 0.01)
+        nn.init.orthogonal_(self.value_head.weight, 1.0)
+
+    @classmethod
+    def from_arch(cls, arch: dict) -> "PolicyValueNet":
+        return cls(**arch)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Raw (unmasked) logits [B, A] and per-seat values [B, num_players]."""
+        x = torch.cat([obs, mask.to(obs.dtype)], dim=-1) if self.mask_in_obs else obs
+        h = self.policy_torso(x)
+        hv = h if self.value_torso is None else self.value_torso(x)
+        return self.policy_head(h), self.value_head(hv)
+
+    def distribution(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
+        logits, values = self(obs, mask)
+        return MaskedCategorical(logits, mask), values
+
+    @torch.no_grad()
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None,
+            greedy: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Batched decisions: (actions, log-probs, values [B, num_players]) as numpy arrays.
+
+        Sampling uses the Gumbel-max trick driven by ``rng`` so that data collection is
+        reproducible from numpy seeds alone (independent of torch's global generator)."""
+        dist, values = self.distribution(torch.from_numpy(obs), torch.from_numpy(mask))
+        if greedy:
+            actions = dist.mode()
+        else:
+            if rng is None:
+                raise ValueError("sampling needs a numpy Generator (rng), or pass greedy=True")
+            gumbel = torch.from_numpy(rng.gumbel(size=tuple(dist.logits.shape)).astype(np.float32))
+            actions = (dist.logits + gumbel).argmax(-1)
+        return actions.numpy(), dist.log_prob(actions).numpy(), values.numpy()
+
+
+# ------------------------------------------------------------------------------------------------
+# checkpoints
+def observation_fingerprint(encoder) -> str:
+    """Short hash of the encoder's layout (slice names, positions, bounds): two encoders with the
+    same size but a different meaning per position get different fingerprints."""
+    layout = [[s.name, s.start, s.length, s.low, s.high] for s in encoder.layout]
+    return hashlib.sha256(json.dumps([encoder.size, layout]).encode()).hexdigest()[:16]
+
+
+def check_encoder(ckpt: dict, encoder, path) -> None:
+    """Raise ``CheckpointError`` unless ``encoder`` produces the observations the checkpoint was
+    trained on (same size and, where recorded, the same layout fingerprint)."""
+    size = ckpt["arch"]["obs_size"]
+    if encoder.size != size:
+        raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained with obs_size={size}, but the current "
+                              f"observation encoder has obs_size={encoder.size}")
+    recorded = ckpt.get("encoder", {}).get("fingerprint")
+    now = observation_fingerprint(encoder)
+    if recorded is not None and recorded != now:
+        raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained on observation layout {recorded}, but the "
+                              f"current encoder's layout is {now} (same size, different features): retrain or "
+                              f"use the encoder version it was trained with")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file is missing, not a PPO checkpoint, or does not fit the requested game."""
+
+
+def read_checkpoint(path, num_players: int | None = None, obs_size: int | None = None,
+                    num_actions: int = NUM_ACTIONS) -> dict:
+    """Load a PPO checkpoint or exported model (CPU) and check it fits the game.
+
+    Raises ``CheckpointError`` naming both values when the player count, observation size or
+    action count differs from the expected one, and ``FileNotFoundError`` for a missing file."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"PPO checkpoint {path!r} does not exist")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise CheckpointError(f"{path!r} is not a readable PPO checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path!r} is not a PPO checkpoint (format marker {CHECKPOINT_FORMAT!r} missing)")
+    if ckpt.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; this code reads "
+                              f"version {CHECKPOINT_VERSION}")
+    arch = ckpt["arch"]
+    for name, expected in (("num_players", num_players), ("obs_size", obs_size), ("num_actions", num_actions)):
+        if expected is not None and arch[name] != expected:
+            raise CheckpointError(f"checkpoint {path!r} was trained with {name}={arch[name]}, but {name}={expected} "
+                                  f"is needed here")
+    return ckpt
+
+
+def load_policy(path, num_players: int | None = None, obs_size: int | None = None) -> tuple[PolicyValueNet, dict]:
+    """(network in eval mode, checkpoint dict) from a checkpoint or exported model."""
+    ckpt = read_checkpoint(path, num_players=num_players, obs_size=obs_size)
+    net = PolicyValueNet.from_arch(ckpt["arch"])
+    net.load_state_dict(ckpt["model"])
+    return net.eval(), ckpt
+
+
+# ------------------------------------------------------------------------------------------------
+class PPOAgent(Agent):
+    """Plays a trained policy: argmax over legal actions (``greedy=True``) or a sample.
+
+    The checkpoint's player count and observation size must match the game; a mismatch raises
+    ``CheckpointError`` at the first move (the game's player count is not known before)."""
+
+    name = "ppo"
+
+    def __init__(self, path, greedy: bool = True, seed: int | None = None, temperature: float = 1.0):
+        super().__init__(seed)
+        if not temperature > 0:
+            raise ValueError(f"temperature must be > 0 (got {temperature!r})")
+        self.path = os.fspath(path)
+        self.greedy = bool(greedy) if not isinstance(greedy, str) else greedy.lower() in ("1", "true", "yes")
+        self.temperature = float(temperature)
+        self.net, self.checkpoint = load_policy(self.path)
+        self.num_players = self.net.num_players
+        self._encoder = None
+        self._np_rng = np.random.default_rng(seed)
+        self.name = f"ppo:{os.path.basename(self.path)}" + ("" if self.greedy else ":sampled")
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if seed is not None:
+            self._np_rng = np.random.default_rng(seed)
+
+    def _encoder_for(self, game):
+        if game.num_players != self.num_players:
+            raise CheckpointError(f"checkpoint {self.path!r} was trained with num_players={self.num_players}, "
+                                  f"but this game has num_players={game.num_players}")
+        if self._encoder is None:
+            from clans_env.encoding import ObservationEncoder
+            enc = ObservationEncoder(self.num_players)
+            check_encoder(self.checkpoint, enc, self.path)
+            self._encoder = enc
+        return self._encoder
+
+    @torch.no_grad()
+    def _distribution(self, game) -> tuple[list[int], torch.Tensor]:
+        legal = game.legal_actions()
+        if not legal:
+            raise ValueError("the game is over: there is no decision to make")
+        enc = self._encoder_for(game)
+        obs = torch.from_numpy(enc.encode(game, game.current_player)).unsqueeze(0)
+        mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+        mask[0, legal] = True
+        logits, _ = self.net(obs, mask)
+        dist = MaskedCategorical(logits / self.temperature, mask)
+        return legal, dist.probs[0]
+
+    def act(self, game) -> int:
+        legal, probs = self._distribution(game)
+        if len(legal) == 1:
+            return legal[0]
+        p = probs[legal].double().numpy()
+        if self.greedy:
+            return legal[int(np.argmax(p))]
+        return legal[int(self._np_rng.choice(len(legal), p=p / p.sum()))]
+
+    def policy_prior(self, game) -> dict[int, float]:
+        """{legal action: probability} under the policy (for MCTS priors or rollout policies)."""
+        legal, probs = self._distribution(game)
+        p = probs[legal].double().numpy()
+        p /= p.sum()
+        return {a: float(x) for a, x in zip(legal, p)}
+
+    @torch.no_grad()
+    def value(self, game) -> list[float]:
+        """The value head's estimate of every seat's outcome (absolute seat order), in the
+        training reward's units (see the checkpoint's config ``reward``)."""
+        if game.is_terminal():
+            raise ValueError("the game is over: use game.final_scores()")
+        seat = game.current_player
+        enc = self._encoder_for(game)
+        obs = torch.from_numpy(enc.encode(game, seat)).unsqueeze(0)
+        mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+        mask[0, game.legal_actions()] = True
+        _, values = self.net(obs, mask)
+        return np.roll(values[0].numpy(), seat).astype(float).tolist()

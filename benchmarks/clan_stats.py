@@ -1,0 +1,136 @@
+"""Thousands of seeded random games per player count with random clans and variants: every
+state is checked against the engine invariants (``clans_env.engine.invariants``), every game
+is saved/loaded once and replayed from its record, and the mean final score per clan is
+reported per player count (solo games also get the result band distribution).
+
+    python benchmarks/clan_stats.py                    # 1000 games for each of 1, 2, 3, 4 players
+    python benchmarks/clan_stats.py --games 200 --players 2 4 --workers 2
+
+The policy is uniformly random over the legal actions except that Pass is taken only with
+probability ``--pass-prob`` when something else is legal, so that games go deep (a uniform
+policy passes early and leaves most rules unexercised). Scores of random play say nothing about
+clan strength; they show every clan's rules run to the end and score sensibly.
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import random
+import statistics
+import sys
+import time
+import traceback
+from collections import Counter, defaultdict
+
+from tqdm import tqdm
+
+
+def random_config(rng: random.Random, n: int, seed: int):
+    """Random clans and variants: draft / auction / fixed clans / Without Clans, Kickstarter,
+    static imports, no Scoring or Port tiles, tighter map."""
+    from clans_env import GameConfig
+    from clans_env.engine import data as D
+
+    kickstarter = rng.random() < 0.3
+    selection = rng.choice(["draft", "auction", "fixed", "none"])
+    pool = list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if kickstarter else [])
+    return GameConfig(num_players=n, seed=seed, kickstarter=kickstarter,
+                      clans=rng.sample(pool, n) if selection == "fixed" else None,
+                      clan_selection="draft" if selection == "fixed" else selection,
+                      static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
+                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3)
+
+
+def play_one(job: tuple[int, int, float]) -> dict:
+    """Play one checked game; returns its scores or the error."""
+    n, seed, pass_prob = job
+    from clans_env import Game
+    from clans_env.engine.actions import PASS
+    from clans_env.engine.invariants import check_invariants
+
+    rng = random.Random(seed * 7919 + n)
+    cfg = random_config(rng, n, seed)
+    steps = 0
+    try:
+        g = Game(cfg)
+        check_invariants(g)
+        save_at = rng.randrange(1, 400)
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            if len(legal) > 1 and PASS in legal and rng.random() >= pass_prob:
+                legal = [a for a in legal if a != PASS]
+            g.apply(rng.choice(legal))
+            steps += 1
+            check_invariants(g)
+            if steps == save_at:
+                copy = Game.from_json(g.to_json())
+                if copy.to_json() != g.to_json() or copy.legal_actions() != g.legal_actions():
+                    raise AssertionError("save/load round trip changed the game")
+        rows = g.final_scores()
+        record = g.record()
+        if Game.replay(record["config"], record["actions"]).final_scores() != rows:
+            raise AssertionError("replay did not reproduce the final scores")
+        return {"n": n, "seed": seed, "steps": steps, "clans": [pl.clan for pl in g.players],
+                "totals": [r["total"] for r in rows], "bids": [pl.vp_bid for pl in g.players],
+                "band": rows[0].get("band"), "selection": "fixed" if cfg.clans else cfg.clan_selection}
+    except Exception as e:  # report, never hide: the summary lists every failing seed
+        return {"n": n, "seed": seed, "steps": steps, "error": f"{type(e).__name__}: {e}",
+                "trace": traceback.format_exc(limit=6), "config": cfg.to_dict()}
+
+
+def summarize(results: list[dict], players: list[int]) -> str:
+    out = []
+    for n in players:
+        rs = [r for r in results if r["n"] == n]
+        ok = [r for r in rs if "error" not in r]
+        bad = [r for r in rs if "error" in r]
+        steps = sum(r["steps"] for r in rs)
+        out.append(f"\n== {n} player{'s' if n > 1 else ''}: {len(rs)} games, {len(ok)} finished, "
+                   f"{len(bad)} errors, {steps} actions (invariants checked after each), "
+                   f"{steps / max(1, len(rs)):.0f} actions/game")
+        sel = Counter(r["selection"] for r in ok)
+        out.append("   clan selection: " + ", ".join(f"{k} {v}" for k, v in sorted(sel.items())))
+        per_clan: dict[str, list[int]] = defaultdict(list)
+        for r in ok:
+            for clan, total in zip(r["clans"], r["totals"]):
+                per_clan[clan or "(no clan)"].append(total)
+        out.append(f"   {'clan':<12} {'seats':>6} {'mean VP':>8} {'sd':>6} {'min':>5} {'max':>5}")
+        for clan in sorted(per_clan, key=lambda c: -statistics.mean(per_clan[c])):
+            v = per_clan[clan]
+            sd = statistics.pstdev(v) if len(v) > 1 else 0.0
+            out.append(f"   {clan:<12} {len(v):>6} {statistics.mean(v):>8.1f} {sd:>6.1f} {min(v):>5} {max(v):>5}")
+        bids = [b for r in ok if r["selection"] == "auction" for b in r["bids"]]
+        if bids and n > 1:
+            out.append(f"   auction bids: mean {statistics.mean(bids):.1f} VP per seat ({len(bids)} seats)")
+        if n == 1:
+            bands = Counter(r["band"] for r in ok)
+            out.append("   solo bands: " + ", ".join(f"{k} {v}" for k, v in bands.most_common()))
+        for r in bad[:5]:
+            out.append(f"   ERROR seed {r['seed']}: {r['error']}\n{r['trace']}   config {r['config']}")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=1000, help="games per player count")
+    ap.add_argument("--players", type=int, nargs="+", default=[1, 2, 3, 4])
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0, help="first game seed")
+    ap.add_argument("--pass-prob", type=float, default=0.15)
+    args = ap.parse_args(argv)
+    jobs = [(n, args.seed + i, args.pass_prob) for n in args.players for i in range(args.games)]
+    t0 = time.perf_counter()
+    results = []
+    with mp.get_context("spawn").Pool(args.workers) as pool:
+        for r in tqdm(pool.imap_unordered(play_one, jobs, chunksize=8), total=len(jobs), unit="game",
+                      desc="random games"):
+            results.append(r)
+    wall = time.perf_counter() - t0
+    print(summarize(results, args.players))
+    errors = sum(1 for r in results if "error" in r)
+    print(f"\n{len(results)} games in {wall:.0f} s with {args.workers} workers; {errors} errors")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The ``clans`` command line (``clans_cli.main:main``): tournaments, benchmarks, training."""

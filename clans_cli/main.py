@@ -1,0 +1,184 @@
+"""``clans``: the command line of the Clans of Caledonia research environment.
+
+    clans tournament --quick                       # the README's main job (a few minutes on 2 cores)
+    clans tournament random heuristic mcts:sims=200 --games-per-pairing 10 --out runs/t1
+    clans tournament mcts:sims=200 heuristic random --mode gauntlet --players 3
+    clans benchmark strength --games 100
+    clans benchmark openspiel --games 20 --sims 50
+    clans benchmark speed
+
+Each subcommand lives in a function ``add_<name>_parser(subparsers)`` that registers its parser
+and sets ``func`` (called with the parsed arguments, returns the exit status).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+# ------------------------------------------------------------------------------------------------
+# clans tournament
+def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
+    from agents.registry import describe_kinds
+    from training.tournament import MODES, QUICK_AGENTS, QUICK_GAMES_PER_PAIRING
+
+    p = subparsers.add_parser(
+        "tournament", help="play agents against each other and rate them",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Round-robin or gauntlet tournament between agent specs: seats rotated on shared deals, games "
+                    "in parallel processes, win rates with 95%% Wilson intervals, mean scores, OpenSkill ratings; "
+                    "results.json, standings.csv, games.csv, ratings.png and replays/ under --out.\n\n"
+                    "agent kinds:\n" + describe_kinds())
+    p.add_argument("agents", nargs="*", metavar="AGENT",
+                   help="agent specs, e.g. random heuristic mcts:sims=200,c=0.7 ppo:path=FILE")
+    p.add_argument("--quick", action="store_true",
+                   help=f"the short default tournament: {' vs '.join(QUICK_AGENTS)}, "
+                        f"{QUICK_GAMES_PER_PAIRING} games per pairing, 2 players")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game (default 2)")
+    p.add_argument("--games-per-pairing", type=int, default=None,
+                   help="games per lineup, rounded up to a multiple of --players (default 2; --quick: "
+                        f"{QUICK_GAMES_PER_PAIRING})")
+    p.add_argument("--mode", choices=MODES, default="round-robin",
+                   help="round-robin (every lineup) or gauntlet (the first agent against the others)")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (fixes every deal and agent seed)")
+    p.add_argument("--workers", type=int, default=2, help="parallel game processes (default 2)")
+    p.add_argument("--out", default=None,
+                   help="output folder (default runs/tournament; --quick: runs/tournament-quick)")
+    p.add_argument("--clan-selection", choices=("none", "draft", "auction"), default=None,
+                   help="GameConfig.clan_selection for every game")
+    p.add_argument("--max-games", type=int, default=None, help="stop after this many games")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_tournament_cmd)
+    return p
+
+
+def run_tournament_cmd(args) -> int:
+    from training.tournament import QUICK_AGENTS, QUICK_GAMES_PER_PAIRING, print_report, run_tournament
+
+    agents = list(args.agents)
+    if args.quick:
+        if agents:
+            print("error: --quick plays its own agents; give either --quick or agent specs", file=sys.stderr)
+            return 2
+        agents = list(QUICK_AGENTS)
+    if len(agents) < 2:
+        print("error: give at least two agent specs (e.g. random heuristic mcts:sims=100) or --quick",
+              file=sys.stderr)
+        return 2
+    games = args.games_per_pairing or (QUICK_GAMES_PER_PAIRING if args.quick else 2)
+    out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
+    config = {"clan_selection": args.clan_selection} if args.clan_selection else None
+    try:
+        result = run_tournament(agents, num_players=args.players, games_per_pairing=games, mode=args.mode,
+                                seed=args.seed, workers=args.workers, out_dir=out, progress=not args.no_progress,
+                                config=config, max_games=args.max_games)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print_report(result)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# clans benchmark
+def add_benchmark_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("benchmark", help="agent strength and speed benchmarks",
+                              description="Agent strength and speed benchmarks; every figure comes with the games "
+                                          "played and a 95%% interval (see docs/agents.md).")
+    which = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    which.required = True
+    s = which.add_parser("strength", help="heuristic vs random, mcts vs heuristic (2 players) and solo means")
+    s.add_argument("--games", type=int, default=100, help="heuristic vs random games (default 100)")
+    s.add_argument("--mcts-games", type=int, default=40, help="mcts vs heuristic games (default 40)")
+    s.add_argument("--mcts", default="mcts:sims=200", help="the MCTS spec (default mcts:sims=200)")
+    s.add_argument("--solo-games", type=int, default=50, help="solo games per agent (default 50; 0 = skip)")
+    s.add_argument("--solo-agents", default="random;heuristic;mcts:sims=200",
+                   help="agent specs for the solo means, separated by ';' (default random;heuristic;mcts:sims=200)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--workers", type=int, default=2)
+    s.set_defaults(func=run_strength_cmd)
+    o = which.add_parser("openspiel", help="our MCTSAgent vs OpenSpiel's MCTSBot at equal simulations")
+    o.add_argument("--games", type=int, default=20, help="games (each deal from both seats; default 20)")
+    o.add_argument("--sims", type=int, default=50, help="simulations per decision for both (default 50)")
+    o.add_argument("--seed", type=int, default=0)
+    o.add_argument("--workers", type=int, default=2)
+    o.set_defaults(func=run_openspiel_cmd)
+    sp = which.add_parser("speed", help="engine steps/s, clone, heuristic and MCTS speed")
+    sp.add_argument("--seconds", type=float, default=3.0, help="measuring time per item (default 3)")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.set_defaults(func=run_speed_cmd)
+    return p
+
+
+def split_specs(text: str) -> list[str]:
+    """Agent specs from one argument, separated by ';' (a spec's options use ',')."""
+    return [s.strip() for s in text.split(";") if s.strip()]
+
+
+def run_strength_cmd(args) -> int:
+    from agents import parse_spec
+    from training import benchmarks as B
+
+    solo_specs = split_specs(args.solo_agents) if args.solo_games else []
+    try:                                    # fail before the long matches start
+        for spec in [args.mcts, *solo_specs]:
+            parse_spec(spec)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(B.format_head_to_head(B.head_to_head("heuristic", "random", args.games, args.seed, args.workers)))
+    if args.mcts_games:
+        print(B.format_head_to_head(B.head_to_head(args.mcts, "heuristic", args.mcts_games, args.seed + 1,
+                                                   args.workers)))
+    for spec in solo_specs:
+        try:
+            print(B.format_solo(B.solo(spec, args.solo_games, args.seed + 2, args.workers)))
+        except ValueError as e:
+            print(f"solo {spec}: skipped: {e}")
+            break
+    return 0
+
+
+def run_openspiel_cmd(args) -> int:
+    from training import benchmarks as B
+
+    print(B.format_vs_openspiel(B.vs_openspiel(args.games, args.sims, args.seed, args.workers)))
+    return 0
+
+
+def run_speed_cmd(args) -> int:
+    from training import benchmarks as B
+
+    print(B.format_speed(B.speed(args.seconds, args.seed)))
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# the dispatcher
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="clans", description="Clans of Caledonia research environment",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    # ---- tournaments and benchmarks (agents) ----
+    add_tournament_parser(subparsers)
+    add_benchmark_parser(subparsers)
+    # ---- training (clans_cli/train_cmd.py) ----
+    from .train_cmd import add_train_parser
+    add_train_parser(subparsers)
+    # ---- play and replay in the terminal (clans_cli/play.py, clans_cli/replay.py) ----
+    from .play import add_play_parser
+    from .replay import add_replay_parser
+    add_play_parser(subparsers)
+    add_replay_parser(subparsers)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,271 @@
+"""``clans replay FILE``: step through a saved game and draw the map after every round.
+
+FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`` and
+``clans play --save`` write it), a tournament replay file (``replays/game_*.json`` under a
+``clans tournament --out`` folder: the record plus the seats' names) or a full saved state
+(``Game.save``; its history is replayed from the start). The text view is printed once per
+round (``--step`` / ``--verbose``: after every decision; ``--pause`` waits for Enter after each
+view), and ``--out DIR`` receives
+``round-1.png`` ... ``round-5.png`` (the map at the end of each round) and ``final.png``.
+
+The file helpers here (``load_game_file``, ``write_record``, ``write_map_png``) are shared
+with ``clans play``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from clans_env import Game, GameConfig, IllegalActionError
+from clans_env.engine import data as D
+from clans_env.engine.game import SAVE_FORMAT, atomic_write_text
+
+#: marker of the game records written by ``clans play``; readers accept any JSON object with
+#: ``config`` and ``actions`` (tournament replays, ``Game.record()``), with or without it
+RECORD_FORMAT = "clans-of-caledonia-record"
+RECORD_VERSION = 1
+
+
+class GameFileError(ValueError):
+    """A file that is neither a game record nor a saved game state."""
+
+
+def read_game_file(path) -> tuple[dict, dict]:
+    """Parse ``path`` into (game record ``{"config", "actions"}``, extra metadata).
+
+    A full saved state contributes its configuration and history; everything beyond
+    ``config`` and ``actions`` in a record (player names, seats, results) is the metadata."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GameFileError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise GameFileError(f"cannot read {path}: {e}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise GameFileError(f"{path} is not JSON ({e}); expected a game record (JSON with 'config' and "
+                            f"'actions', as written by `clans play --save` or Game.record()) or a saved state "
+                            f"(Game.save)") from None
+    if not isinstance(doc, dict):
+        raise GameFileError(f"{path} holds a JSON {type(doc).__name__}, not an object; expected a game record "
+                            f"with 'config' and 'actions' or a saved state (Game.save)")
+    if doc.get("format") == SAVE_FORMAT:
+        try:
+            game = Game.from_json(text)
+        except ValueError as e:
+            raise GameFileError(f"{path}: {e}") from None
+        return {"config": game.config.to_dict(), "actions": game.history}, {"source": "state"}
+    if isinstance(doc.get("record"), dict):
+        # tournament replay files (training/tournament.py) nest the record and name the seats
+        meta = {k: v for k, v in doc.items() if k != "record"}
+        doc = doc["record"]
+        if isinstance(meta.get("names"), list) and "players" not in meta:
+            meta["players"] = meta["names"]
+        if "config" not in doc or "actions" not in doc:
+            raise GameFileError(f"{path}: its 'record' needs 'config' and 'actions'")
+        record, _ = _checked_record(path, doc)
+        return record, meta
+    if "config" in doc and "actions" in doc:
+        return _checked_record(path, doc)
+    raise GameFileError(f"{path} is not a Clans of Caledonia game file: it has keys {sorted(doc)[:8]}, but a game "
+                        f"record needs 'config' and 'actions' and a saved state has format '{SAVE_FORMAT}'")
+
+
+def _checked_record(path, doc: dict) -> tuple[dict, dict]:
+    if not isinstance(doc["actions"], list) or not all(isinstance(a, int) for a in doc["actions"]):
+        raise GameFileError(f"{path}: 'actions' must be a list of action indices (ints)")
+    if not isinstance(doc["config"], dict):
+        raise GameFileError(f"{path}: 'config' must be a JSON object of GameConfig fields")
+    meta = {k: v for k, v in doc.items() if k not in ("config", "actions")}
+    return {"config": doc["config"], "actions": doc["actions"]}, meta
+
+
+def load_game_file(path) -> tuple[Game, dict]:
+    """The game at the end of the record or saved state in ``path``, and the file's metadata."""
+    record, meta = read_game_file(path)
+    try:
+        config = GameConfig.from_dict(record["config"])
+        game = Game.replay(config, record["actions"])
+    except (ValueError, TypeError, IllegalActionError) as e:
+        raise GameFileError(f"{path}: cannot rebuild the game: {e}") from None
+    return game, meta
+
+
+def write_record(path, game: Game, **meta) -> None:
+    """Write ``game.record()`` plus ``meta`` as JSON, atomically (temporary file + rename)."""
+    doc = {"format": RECORD_FORMAT, "version": RECORD_VERSION, **game.record(), **meta}
+    atomic_write_text(path, json.dumps(doc, indent=1))
+
+
+def map_occupants(game: Game) -> dict:
+    """{space: (seat or -1 for a blocked space, unit letter)} for the map picture."""
+    out = {}
+    for s, occ in enumerate(game.occupant):
+        if occ >= 0:
+            out[s] = (occ, D.UNIT_LETTER[game.unit_at[s]])
+        elif occ == -2:
+            out[s] = (-1, "X")
+    return out
+
+
+def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> Path:
+    """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic)."""
+    from clans_env.render.map_image import render_board_png   # matplotlib only when a picture is wanted
+
+    path = Path(path)
+    if path.suffix.lower() != ".png":
+        raise ValueError(f"the map picture is a PNG file: give a name ending in .png (got {str(path)!r})")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ports = {game.topo.port_space[k]: t for k, t in enumerate(game.port_tiles)}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
+    os.close(fd)
+    try:
+        render_board_png(game.board, tmp, dpi=dpi, num_players=game.num_players,
+                         occupants=map_occupants(game), port_tiles=ports, title=title)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; a picture is for sharing
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _round_title(game: Game, label: str) -> str:
+    totals = ", ".join(f"P{p} {r['total']} VP" for p, r in enumerate(game.final_scores()))
+    return f"{label} - {totals}"
+
+
+def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, pause=None) -> list[Path]:
+    """Replay the game in ``path``, printing the text view and writing the per-round pictures.
+
+    pause: a text stream (e.g. ``sys.stdin``) to wait on after each view: Enter goes on, ``q``
+    (or the end of the stream) stops the replay there.
+    Returns the PNG paths written (empty without ``out_dir``)."""
+    from rich.console import Console
+    from rich.rule import Rule
+
+    console = console or Console()
+    record, meta = read_game_file(path)
+    try:
+        config = GameConfig.from_dict(record["config"])
+        game = Game(config)
+    except (ValueError, TypeError) as e:
+        raise GameFileError(f"{path}: bad configuration: {e}") from None
+    actions = record["actions"]
+    names = meta.get("players")
+    written: list[Path] = []
+    out = Path(out_dir) if out_dir is not None else None
+
+    def seat_name(p):
+        if isinstance(names, list) and p is not None and p < len(names):
+            return f"P{p} ({names[p]})"
+        return f"P{p}"
+
+    console.print(Rule(f"Replay of {path}: {config.num_players} players, seed {config.seed}, "
+                       f"{len(actions)} decisions"))
+    console.print(game.render_text(), markup=False, highlight=False)
+    current_round = game.round
+
+    def keep_going() -> bool:
+        if pause is None:
+            return True
+        console.print("[Enter] next, q quit: ", end="", markup=False, highlight=False)
+        line = pause.readline()
+        return bool(line) and line.strip().lower() not in ("q", "quit")
+
+    stopped = False
+    for i, a in enumerate(actions):
+        if stopped:
+            break
+        p = game.current_player
+        kind = game.decision_kind
+        try:
+            text = game.action_to_string(a)
+            game.apply(a)
+        except (IllegalActionError, ValueError) as e:
+            raise GameFileError(f"{path}: the record does not replay: decision #{i} ({a!r}) failed: {e}") from None
+        if step:
+            console.print(f"#{i:<4} {seat_name(p)} {kind}: {text}", markup=False, highlight=False)
+            console.print(game.render_text(), markup=False, highlight=False)
+            stopped = not keep_going()
+        if game.round != current_round or game.is_terminal():
+            finished = current_round
+            current_round = game.round
+            if game.is_terminal():
+                label = f"End of round {finished} (game over)"
+            else:
+                label = f"End of round {finished}"
+            console.print(Rule(label))
+            if not step:
+                console.print(game.render_text(), markup=False, highlight=False)
+                stopped = stopped or not keep_going()
+            if out is not None and not game.is_terminal():
+                written.append(write_map_png(game, out / f"round-{finished}.png",
+                                             title=_round_title(game, label), dpi=dpi))
+    if out is not None:
+        if game.is_terminal():
+            written.append(write_map_png(game, out / f"round-{game.round}.png",
+                                         title=_round_title(game, f"End of round {game.round}"), dpi=dpi))
+        written.append(write_map_png(game, out / "final.png",
+                                     title=_round_title(game, "Final" if game.is_terminal() else
+                                                        f"After {len(actions)} decisions (unfinished)"), dpi=dpi))
+    from .play import score_table
+    console.print(Rule("Score sheet" if game.is_terminal() else "Score sheet (game unfinished: scored as if "
+                                                                 "it ended now)"))
+    console.print(score_table(game, [seat_name(p) for p in range(game.num_players)]))
+    for p in written:
+        console.print(f"wrote {p}", markup=False, highlight=False)
+    return written
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a game record (JSON with config and actions: `clans play --save`, "
+                                     "tournament replays, Game.record()) or a saved state (Game.save)")
+    parser.add_argument("--out", metavar="DIR", default=None,
+                        help="write the map picture after each round (round-1.png ... final.png) here")
+    parser.add_argument("--step", "--verbose", dest="step", action="store_true",
+                        help="print every decision and the text view after it (default: once per round)")
+    parser.add_argument("--pause", action="store_true",
+                        help="wait for Enter after each view (q stops), to step through at your own pace")
+    parser.add_argument("--dpi", type=int, default=80, help="resolution of the PNG pictures (default 80)")
+
+
+def run(args) -> int:
+    from rich.console import Console
+
+    console = Console()
+    try:
+        replay(args.file, out_dir=args.out, step=args.step, console=console, dpi=args.dpi,
+               pause=sys.stdin if args.pause else None)
+    except GameFileError as e:
+        console.print(f"error: {e}", markup=False, highlight=False, style="bold red")
+        return 2
+    return 0
+
+
+def add_replay_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``clans replay`` on an argparse subparsers object."""
+    parser = subparsers.add_parser("replay", help="step through a saved game; map picture per round",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="clans replay", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Clan MacDonald (rulebook "Appendix: Clans - Clan MacDonald"; player aid, Clan MacDonald).
+
+- Every Worker may be a Woodcutter, a Miner or a Fisherman (the first Workers too): the
+  eight Workers form one pool. ``units_left`` shows the free pool for each of the three
+  types and ``units_total`` is rebalanced after every placement so that ``units_placed``
+  stays exact per type (``rebalance``).
+- All Workers cost £6 and earn £4; no Technology upgrades (action or Bonus upgrade).
+- Fishermen go on empty loch spaces and on Port bonus tiles (no land cost), never adjacent
+  to another Fisherman (``target_mask``; first Workers: ``first_worker_spaces``).
+- Rowing: once per turn, before the main action, move a Fisherman to an adjacent empty loch
+  space (main decision: space:<Fisherman> starts it, then space:<loch>). No Neighbourhood
+  bonus for rowing.
+- Three first Workers; the third after everyone's second (rules/clan_setup.py).
+- River-crossing Shipping for free in 1-2 player games.
+- Land spaces adjacent to a Fisherman count as neighbouring (``extra_reach``); crossing
+  lochs still needs Shipping reach, measured from the Fisherman's loch like from any unit.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .. import data as D
+from ..actions import SPACE
+from ..state import K_CLAN
+from ..topology import bits
+from . import register
+from .base import Clan
+
+ROW = "row"
+WORKER_TYPES = (D.WOODCUTTER, D.MINER, D.FISHERMAN)
+#: the Workers of a Player board: all of them are MacDonald's pool
+POOL = D.UNITS_PER_PLAYER[D.WOODCUTTER] + D.UNITS_PER_PLAYER[D.MINER]
+
+
+@lru_cache(maxsize=64)
+def adjacency_masks(board) -> tuple[int, ...]:
+    """Per space, the bit set of spaces adjacent to it (rivers do not matter)."""
+    return tuple(sum(1 << t for t in board.adjacent[s]) for s in range(board.num_spaces))
+
+
+def fishermen(game, p: int) -> int:
+    ua = game.unit_at
+    out = 0
+    for s in bits(game.players[p].spaces):
+        if ua[s] == D.FISHERMAN:
+            out |= 1 << s
+    return out
+
+
+def near_fishermen(game, p: int, except_space: int = -1) -> int:
+    """Spaces adjacent to p's Fishermen (other than one on ``except_space``)."""
+    adj = adjacency_masks(game.board)
+    out = 0
+    for s in bits(fishermen(game, p)):
+        if s != except_space:
+            out |= adj[s]
+    return out
+
+
+def fisherman_spaces(game, p: int) -> int:
+    """Lochs and Port tiles in play where a new Fisherman may stand (not next to another)."""
+    topo = game.topo
+    allowed = topo.loch_mask | (topo.port_mask if game.port_tiles else 0)
+    return allowed & ~near_fishermen(game, p)
+
+
+def row_targets(game, p: int, space: int) -> int:
+    topo = game.topo
+    adj = adjacency_masks(game.board)
+    return adj[space] & topo.loch_mask & ~game.occupied & ~near_fishermen(game, p, except_space=space)
+
+
+def rebalance(pl) -> None:
+    """Make every Worker type show the free pool while ``units_placed`` stays exact."""
+    total = list(pl.units_total)
+    left = pl.units_left
+    placed = [total[u] - left[u] for u in WORKER_TYPES]
+    free = POOL - sum(placed)
+    for u, n in zip(WORKER_TYPES, placed):
+        left[u] = free
+        total[u] = n + free
+    pl.units_total = tuple(total)
+
+
+@register
+class MacDonald(Clan):
+    name = "macdonald"
+    first_workers = D.MACDONALD_FIRST_WORKERS
+    restricts_targets = True
+
+    def on_setup(self, game, p: int) -> None:
+        pl = game.players[p]
+        total = list(pl.units_total)
+        for u in WORKER_TYPES:
+            total[u] = POOL
+            pl.units_left[u] = POOL
+        pl.units_total = tuple(total)
+        if game.num_players <= 2:
+            pl.shipping = max(pl.shipping, D.MACDONALD_SHIPPING_TWO_PLAYER)
+            pl.reach = -1
+
+    # ---- Workers -------------------------------------------------------------------
+    def first_worker_units(self, game, p: int) -> tuple[int, ...]:
+        return WORKER_TYPES
+
+    def first_worker_spaces(self, game, p: int, unit: int) -> int:
+        return fisherman_spaces(game, p) if unit == D.FISHERMAN else -1
+
+    def target_mask(self, game, p: int, unit: int) -> int:
+        return fisherman_spaces(game, p) if unit == D.FISHERMAN else -1
+
+    def unit_cost(self, game, p: int, unit: int) -> int:
+        return D.MACDONALD_WORKER_COST if unit in WORKER_TYPES else D.UNIT_COST[unit]
+
+    def worker_income(self, game, p: int, unit: int) -> int:
+        return D.MACDONALD_WORKER_INCOME
+
+    def can_upgrade_technology(self, game, p: int) -> bool:
+        return False
+
+    def on_deploy(self, game, p: int, unit: int, space: int, mode: int) -> None:
+        if unit in WORKER_TYPES:
+            rebalance(game.players[p])
+
+    def extra_reach(self, game, p: int) -> int:
+        adj = adjacency_masks(game.board)
+        out = 0
+        for s in bits(fishermen(game, p)):
+            out |= adj[s]
+        return out & game.topo.land_mask
+
+    # ---- rowing (free, before the main action) -----------------------------------
+    def main_actions(self, game, p: int) -> list[int]:
+        if game.turn.get("rowed"):
+            return []
+        return [SPACE + s for s in bits(fishermen(game, p)) if row_targets(game, p, s)]
+
+    def apply_main(self, game, p: int, action: int) -> bool:
+        if SPACE <= action < SPACE + game.board.num_spaces:
+            game.stack.append((K_CLAN, p, ROW, action - SPACE))
+            return True
+        return False
+
+    def legal(self, game, frame) -> list[int]:
+        if frame[2] != ROW:
+            return super().legal(game, frame)
+        return [SPACE + t for t in bits(row_targets(game, frame[1], frame[3]))]
+
+    def apply(self, game, frame, action: int) -> None:
+        from ..rules.common import place_unit, remove_unit
+        _, p, _, origin = frame
+        game.stack.pop()
+        remove_unit(game, p, origin)
+        place_unit(game, p, D.FISHERMAN, action - SPACE)
+        game.turn["rowed"] = 1
+
+    def describe(self, game, frame) -> str:
+        return f"Clan MacDonald: row the Fisherman on {game.board.label[frame[3]]} to an adjacent loch (space:<loch>)"

@@ -1,0 +1,128 @@
+"""Consistency checks that hold in every reachable game state, for tests and fuzzing.
+
+``check_invariants(game)`` raises ``InvariantError`` naming the first broken rule:
+
+- money, goods, Glory and units left never negative; Merchants on the board, in stock and on
+  the Market add up to the player's Merchants; Shipping within its track;
+- every unit on the map matches the Player board count of its type (units on the map =
+  ``units_placed``), at most one unit per space, units only on active spaces of a land type
+  they may stand on (Fishermen: lochs and Port tiles, never adjacent to another Fisherman);
+- the occupancy bit sets agree with the per-space arrays; a cached reach equals a fresh one;
+- prices stay on the track; every Export contract is in exactly one place (pile, board,
+  Export boxes, fulfilled, drawn for a Building bonus, or removed by the solo die); no more
+  open contracts than Export boxes; the import track equals the imports fulfilled;
+- every score sheet's total is the sum of its VP lines.
+"""
+from __future__ import annotations
+
+from . import data as D
+from .rules.common import reach
+from .state import K_BUILDING_BONUS, K_HOOK
+from .topology import bits
+
+#: score sheet entries that are not VP lines
+NOT_VP = ("total", "money_left", "rank", "band")
+
+
+class InvariantError(AssertionError):
+    """A game state broke a rule that every reachable state keeps."""
+
+
+def _fail(msg: str):
+    raise InvariantError(msg)
+
+
+def check_invariants(g) -> None:
+    n = g.num_players
+    topo = g.topo
+    board = g.board
+    S = board.num_spaces
+    # ---- map arrays ----------------------------------------------------------------------
+    occupied = 0
+    per_player = [0] * n
+    counts = [[0] * D.NUM_UNITS for _ in range(n)]
+    for s in range(S):
+        o, u = g.occupant[s], g.unit_at[s]
+        if o == -1:
+            if u != -1:
+                _fail(f"empty space {board.label[s]} has unit {u}")
+            continue
+        occupied |= 1 << s
+        if o == -2:
+            if u != -1:
+                _fail(f"blocked space {board.label[s]} has a unit")
+            continue
+        if not 0 <= o < n:
+            _fail(f"space {board.label[s]} has occupant {o}")
+        if not 0 <= u < D.NUM_UNITS:
+            _fail(f"space {board.label[s]} of player {o} has no unit type ({u})")
+        if not topo.unit_mask[u] >> s & 1:
+            _fail(f"{D.UNITS[u]} of player {o} stands on {board.label[s]}, which does not support it "
+                  f"(or is not active)")
+        per_player[o] |= 1 << s
+        counts[o][u] += 1
+    if occupied != g.occupied:
+        _fail("g.occupied disagrees with g.occupant")
+    for p, pl in enumerate(g.players):
+        where = f"player {p} ({pl.clan or 'no clan'})"
+        if pl.spaces != per_player[p]:
+            _fail(f"{where}: spaces bit set disagrees with the map")
+        for u in range(D.NUM_UNITS):
+            if pl.units_left[u] < 0:
+                _fail(f"{where}: {D.UNITS[u]} left is {pl.units_left[u]}")
+            if pl.units_placed(u) != counts[p][u]:
+                _fail(f"{where}: {counts[p][u]} {D.UNITS[u]} on the map but units_placed says {pl.units_placed(u)}")
+        fish = [s for s in bits(pl.spaces) if g.unit_at[s] == D.FISHERMAN]
+        for a in fish:
+            for b in fish:
+                if a < b and b in board.adjacent[a]:
+                    _fail(f"{where}: Fishermen on {board.label[a]} and {board.label[b]} are adjacent")
+        if pl.money < 0:
+            _fail(f"{where}: money {pl.money}")
+        if min(pl.goods) < 0:
+            _fail(f"{where}: goods {pl.goods}")
+        if pl.glory < 0:
+            _fail(f"{where}: glory {pl.glory}")
+        merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market)
+        if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or \
+                merchants != D.MERCHANTS_TOTAL:
+            _fail(f"{where}: Merchants board {pl.merchants_board} + stock {pl.merchants_stock} + market "
+                  f"{sum(pl.merchants_market)} != {D.MERCHANTS_TOTAL}")
+        for good in range(D.NUM_GOODS):
+            if pl.merchants_market[2 * good] and pl.merchants_market[2 * good + 1]:
+                _fail(f"{where}: Merchants on both the buy and sell area of {D.GOODS[good]}")
+        if not 0 <= pl.shipping <= D.MAX_SHIPPING:
+            _fail(f"{where}: shipping {pl.shipping}")
+        if len(pl.open_contracts) > g.clans[p].export_boxes:
+            _fail(f"{where}: {len(pl.open_contracts)} open contracts, {g.clans[p].export_boxes} Export boxes")
+        if pl.reach != -1:
+            cached = pl.reach
+            pl.reach = -1
+            fresh = reach(g, p)
+            pl.reach = cached
+            if fresh != cached:
+                _fail(f"{where}: cached reach differs from a fresh computation")
+    # ---- market and contracts ------------------------------------------------------------
+    for good, step in enumerate(g.prices):
+        if not 0 <= step <= D.MAX_STEP:
+            _fail(f"price step of {D.GOODS[good]} is {step}")
+    seen = list(g.pile) + [c for c in g.display if c >= 0]
+    for pl in g.players:
+        seen += pl.open_contracts + pl.done_contracts
+    for frame in g.stack:
+        if frame[0] == K_BUILDING_BONUS:
+            seen += [c for c in frame[2] if c >= 0]
+        elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
+            seen.append(frame[3])
+    seen += g.misc.get("solo_removed", [])
+    if sorted(seen) != sorted(c.id for c in D.CONTRACTS):
+        _fail("Export contracts lost or duplicated")
+    if n > 1:
+        fulfilled = [sum(pl.imports[k] for pl in g.players) for k in range(D.NUM_IMPORTS)]
+        if fulfilled != list(g.import_track):
+            _fail(f"import track {g.import_track} != imports fulfilled {fulfilled}")
+    # ---- scores ------------------------------------------------------------------------------
+    for p, row in enumerate(g.final_scores()):
+        lines = sum(v for k, v in row.items() if k not in NOT_VP)
+        if lines != row["total"]:
+            _fail(f"player {p}: score lines add up to {lines}, total says {row['total']}")

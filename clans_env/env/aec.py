@@ -1,0 +1,206 @@
+"""PettingZoo AEC environment for Clans of Caledonia (classic-game conventions).
+
+>>> from clans_env import clans_of_caledonia_v0
+>>> env = clans_of_caledonia_v0.env(num_players=2)
+>>> env.reset(seed=0)
+>>> for agent in env.agent_iter():
+...     obs, reward, terminated, truncated, info = env.last()
+...     action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
+...     env.step(action)
+
+Every decision of the game (main actions, "which space", bonus purchases, production choices,
+setup picks) is one step of the deciding agent, so an agent often acts several times in a row.
+The action space is the engine's flat action table (``clans_env.engine.actions``), the same for
+every decision: ``Discrete(NUM_ACTIONS)`` with the legal set given as ``action_mask``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import logger, spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..encoding import ObservationEncoder, action_mask
+from ..engine import Game, GameConfig
+from ..engine.actions import NUM_ACTIONS
+from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
+
+RENDER_MODES = ("ansi", "rgb_array", "human")
+#: keys ``reset(options=...)`` understands
+RESET_OPTIONS = ("game",)
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment with PettingZoo's standard classic-game wrappers: an illegal action ends
+    the game with reward -1 for the offender (others 0), out-of-range actions fail an assertion,
+    and calls out of order (step before reset, ...) raise a clear error."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """Clans of Caledonia as an AEC environment; the raw form raises ``IllegalActionError`` on an
+    illegal action (use ``env()`` for PettingZoo's standard illegal-move handling).
+
+    Args:
+        num_players: 1 (solo) to 4; agents are ``player_0`` .. ``player_{n-1}`` (engine seats).
+        reward: "win" (+1 winner, -1 others, ties share), "rank" (linear in the finishing place) or
+            "score" (VP margin over the best opponent / score_scale; solo: VP / score_scale).
+            Default: "win", or "score" for a solo game.
+        score_scale: divisor for the "score" reward.
+        render_mode: None, "ansi" (text), "rgb_array" (numpy image) or "human" (prints the text).
+        seed: game seed of the first ``reset()`` called without one (later resets draw new seeds).
+        **game_options: any other ``GameConfig`` field (clans, clan_selection, static_imports,
+            scoring_tiles, port_tiles, tighter_map, kickstarter, map_sides).
+    """
+
+    metadata = {"name": "clans_of_caledonia_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, num_players: int = 2, reward: str | None = None, score_scale: float = DEFAULT_SCORE_SCALE,
+                 render_mode: str | None = None, seed: int | None = None, **game_options):
+        super().__init__()
+        # validate everything now, so that a bad option fails here and not at the first reset
+        GameConfig(num_players=num_players, seed=0 if seed is None else seed, **game_options)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES} (got {render_mode!r})")
+        if not score_scale > 0:
+            raise ValueError(f"score_scale must be positive (got {score_scale!r})")
+        self.num_players = num_players
+        self.reward_kind = check_reward(reward, num_players)
+        self.score_scale = float(score_scale)
+        self.render_mode = render_mode
+        self.game_options = dict(game_options)
+        self._first_seed = seed
+        self._seed_rng: np.random.Generator | None = None
+
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(num_players)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=self.encoder.low, high=self.encoder.high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.game: Game | None = None
+
+    # ---- spaces and layout ---------------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def observation_layout(self):
+        """Named slices of the ``observation`` vector (``ObservationEncoder.layout``)."""
+        return self.encoder.layout
+
+    # ---- reset / observe / step -------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. ``seed`` fixes it (``reset(seed=s)`` plays ``Game(GameConfig(seed=s))``);
+        without one the seed comes from the generator seeded by the last explicit seed.
+        ``options={"game": g}`` starts from a copy of the engine state ``g`` instead."""
+        options = options or {}
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            logger.warn(f"reset() ignores unknown options {unknown}; known options: {list(RESET_OPTIONS)}")
+        if seed is None and self._seed_rng is None and self._first_seed is not None:
+            seed = self._first_seed
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng()
+            game_seed = int(self._seed_rng.integers(2 ** 31 - 1))
+        start = options.get("game")
+        if start is not None:
+            if not isinstance(start, Game) or start.num_players != self.num_players:
+                raise ValueError(f"options['game'] must be a Game with {self.num_players} players (got {start!r})")
+            self.game = start.clone()
+        else:
+            self.game = Game(GameConfig(num_players=self.num_players, seed=game_seed, **self.game_options))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._after_move(None)
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        """``{"observation": float32 vector (seat-relative), "action_mask": int8 over NUM_ACTIONS}``;
+        the mask is all zeros for an agent that is not to move."""
+        game = self.game
+        if agent == self.agent_selection and not game.is_terminal():
+            mask = action_mask(game.legal_actions())
+        else:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"observation": self.encoder.encode(game, self.agent_name_mapping[agent]), "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        action = int(action)
+        try:
+            text = game.action_to_string(action)
+        except ValueError:
+            text = None                      # out of the table: apply() raises the explanation
+        game.apply(action)                   # IllegalActionError leaves everything unchanged
+        self._cumulative_rewards[agent] = 0.0
+        self._after_move(text)
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_move(self, action_string: str | None) -> None:
+        game = self.game
+        decision = game.decision_kind
+        if game.is_terminal():
+            rows = game.final_scores()
+            values = final_rewards(rows, self.reward_kind, self.score_scale)
+            for a in self.agents:
+                seat = self.agent_name_mapping[a]
+                self.rewards[a] = values[seat]
+                self.terminations[a] = True
+                self.infos[a] = {"action_string": action_string, "decision": decision, "scores": rows[seat]}
+            # let every agent see its final reward, starting after the one that just moved
+            last = self.agent_selection if action_string is not None else self.agents[0]
+            seat = self.agent_name_mapping.get(last, 0)
+            self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
+            return
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.infos[a] = {"action_string": action_string, "decision": decision}
+        self.agent_selection = self.possible_agents[game.current_player]
+
+    # ---- render / close ----------------------------------------------------------------------------
+    def render(self):
+        if self.render_mode is None:
+            logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return self.game.render_text()
+        if self.render_mode == "human":
+            print(self.game.render_text())
+            return None
+        from .render import render_rgb
+        return render_rgb(self.game)
+
+    def close(self) -> None:
+        """Nothing to release: pictures are drawn on a fresh matplotlib Figure each time."""
+
+    def __str__(self) -> str:
+        return self.metadata["name"]

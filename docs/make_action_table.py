@@ -1,0 +1,183 @@
+"""Generate docs/action-space.md: the action index table, what each section means in each decision
+kind, and the observation layout, all read from the code (``clans_env.engine.actions.SECTIONS``,
+``ObservationEncoder.layout``).
+
+Which sections each decision kind actually uses is measured, not assumed: the script plays random
+games (with and without clans, Kickstarter on) and records the sections of every legal set.
+
+    python docs/make_action_table.py            # rewrite docs/action-space.md
+    python docs/make_action_table.py --stdout   # print instead
+"""
+from __future__ import annotations
+
+import argparse
+import random
+from collections import defaultdict
+from pathlib import Path
+
+from tqdm import tqdm
+
+from clans_env import Game, GameConfig
+from clans_env.encoding import ObservationEncoder
+from clans_env.engine import actions as A
+from clans_env.engine import data as D
+from clans_env.engine.game import atomic_write_text
+from clans_env.engine.state import DECISION_KINDS
+
+OUT = Path(__file__).resolve().parent / "action-space.md"
+
+#: what an index of a section means in a decision kind (the rules modules document the same)
+MEANING = {
+    ("pass", "main"): "Pass (8. Pass): take no more actions this round",
+    ("pass", "auction_bid"): "pass: bid nothing (Clan Auction)",
+    ("done", None): "finish / decline the pending optional decision",
+    ("trade", "main"): "1. Trade: buy or sell `qty` of `good` at the Market",
+    ("trade", "neighbourhood"): "Neighbourhood bonus: buy `qty` of `good` at the discount",
+    ("take_contract", None): "2. Obtain the Export contract in box `slot`",
+    ("expand", "main"): "3. Expand: the unit type to deploy (the space follows in `place`)",
+    ("expand", "first_worker"): "Setup: the Worker type to place first",
+    ("expand", "free_space"): "Free space bonus: the unit type (the space follows in `place`)",
+    ("expand", "exchange_to"): "Port tile 7: the unit from the Player board that replaces the exchanged one",
+    ("space", "place"): "the space where the chosen unit goes",
+    ("space", "slaughter"): "the Cow / Sheep on this space is slaughtered for Meat",
+    ("space", "exchange_from"): "Port tile 7: the unit on this space is exchanged",
+    ("space", "clan"): "a clan ability's space choice (e.g. Clan MacDonald rows a Fisherman here)",
+    ("space", "main"): "Clan MacDonald: row the Fisherman on this space (free action; the loch follows)",
+    ("choose", "main"): "Clan MacKenzie: take the Whisky barrel out of cellar space k (free action)",
+    ("take_contract", "clan"): "Clan Buchanan: take a second contract this turn (from box `slot`)",
+    ("upgrade_shipping", None): "4. Upgrade Shipping (Bonus upgrade: free)",
+    ("upgrade_tech", None): "5. Upgrade Technology: 0 woodcutter, 1 miner (Bonus upgrade: £5)",
+    ("hire_merchant", None): "6. Hire a Merchant (Bonus upgrade: free)",
+    ("fulfil", None): "7. Fulfil the open contract in Export box `box`",
+    ("use_port", "main"): "free action: use the Port tile in slot `slot`",
+    ("use_port", "post_main"): "free action after the main action: use the Port tile in slot `slot`",
+    ("use_port", "slaughter"): "Port tile 1: one animal fewer to slaughter",
+    ("use_port", "port_copy"): "Port tile 9: use the effect of the tile in slot `slot`",
+    ("market_area", "bonus_upgrade"): "Bonus upgrade: take a Merchant back from this Market area",
+    ("market_area", "port_price"): "Port tile 6: move the price of `good` three steps (buy = up, sell = down)",
+    ("good", None): "Port tiles 2 / 3: the Good to discard / to gain",
+    ("choose", "start_tile"): "the k-th Starting tile on offer",
+    ("choose", "clan_pick"): "the k-th clan (and Starting tile) on offer",
+    ("choose", "auction_bid"): "bid k VP (Clan Auction)",
+    ("choose", "auction_pick"): "the k-th clan on offer to the auction winner",
+    ("choose", "bonus_order"): "0: Neighbourhood bonus first, 1: Building bonus first",
+    ("choose", "building_bonus"): "take the k-th drawn contract",
+    ("choose", "export_bonus"): "0: Free space next, 1: Bonus upgrade next",
+    ("choose", "process"): "Production: process k inputs with this factory type",
+    ("choose", "clan"): "a clan ability's menu (e.g. Milk to churn, Beer to brew)",
+}
+
+INDEX_FORMULA = {
+    "trade": "TRADE + (good * 2 + direction) * 10 + (qty - 1); direction 0 buy, 1 sell; qty 1..10",
+    "take_contract": "TAKE_CONTRACT + slot (Export board box 0..5)",
+    "expand": f"EXPAND + unit ({', '.join(f'{i} {u}' for i, u in enumerate(D.UNITS))})",
+    "space": "SPACE + space id (0-119 map cells, 120-127 port nodes; labels via Game.action_to_string)",
+    "upgrade_tech": "UPGRADE_TECH + 0 (woodcutter) / 1 (miner)",
+    "fulfil": "FULFIL + open-contract box",
+    "use_port": "USE_PORT + Port tile slot (one per map module)",
+    "market_area": "MARKET_AREA + good * 2 + direction",
+    "good": f"GOOD + good ({', '.join(f'{i} {g}' for i, g in enumerate(D.GOODS))})",
+    "choose": f"CHOOSE + k, k = 0..{A.NUM_CHOICES - 1}",
+}
+
+
+def observed_sections(games: int, seed: int = 0) -> dict:
+    """{decision kind: set of sections seen in its legal sets} over random games."""
+    setups = [dict(num_players=2), dict(num_players=3, clan_selection="draft", kickstarter=True),
+              dict(num_players=4, clan_selection="auction"), dict(num_players=2, clan_selection="draft"),
+              dict(num_players=1)]
+    seen = defaultdict(set)
+    rng = random.Random(seed)
+    for i in tqdm(range(games), desc="random games", unit="game"):
+        g = Game(GameConfig(seed=seed + i, **setups[i % len(setups)]))
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            kind = g.decision_kind
+            for a in legal:
+                seen[kind].add(A.section_of(a)[0])
+            g.apply(legal[rng.randrange(len(legal))])
+    return seen
+
+
+def meaning(section: str, kind: str) -> str:
+    return MEANING.get((section, kind)) or MEANING.get((section, None)) or "see the decision's text"
+
+
+def render(games: int) -> str:
+    seen = observed_sections(games)
+    lines = [
+        "# Action space",
+        "",
+        "<!-- generated by docs/make_action_table.py; edit that script, not this file -->",
+        "",
+        f"Every decision of the game uses one flat table of **{A.NUM_ACTIONS} actions** "
+        "(`clans_env.engine.actions`); environments expose it as `Discrete(NUM_ACTIONS)` with the legal set as "
+        "a mask. The engine's indices *are* the action space: no translation layer, so an index means the "
+        "same thing to the engine, the environments, the agents and saved game records. The table is the same "
+        "for every player count; which part of it is legal depends on the pending decision "
+        "(`Game.decision_kind`). It is as small as the rules allow: 120 trade indices (6 goods x buy/sell x "
+        "1..10 Merchants, Clan Stewart's maximum), one index per map space, and small menus (`choose`) "
+        "for the rest.",
+        "",
+        "Names: `Game.action_to_string(a)` (e.g. `trade:buy:whisky:2`, `space:B2.3`, `choose:0`) and "
+        "`Game.string_to_action(name)` map both ways.",
+        "",
+        "## Sections",
+        "",
+        "| section | indices | size | index |",
+        "|---|---|---:|---|",
+    ]
+    for name, start, size in A.SECTIONS:
+        rng_text = f"{start}" if size == 1 else f"{start}-{start + size - 1}"
+        lines.append(f"| `{name}` | {rng_text} | {size} | {INDEX_FORMULA.get(name, name.upper())} |")
+    lines += [
+        "",
+        "## What a section means in each decision",
+        "",
+        f"Sections seen in the legal sets of each decision kind over {games} random games (2-4 players, "
+        "solo, with and without clans, Kickstarter):",
+        "",
+        "| decision kind | section | meaning |",
+        "|---|---|---|",
+    ]
+    for kind in DECISION_KINDS:
+        for section in sorted(seen.get(kind, ()), key=lambda s: [n for n, _, _ in A.SECTIONS].index(s)):
+            lines.append(f"| `{kind}` | `{section}` | {meaning(section, kind)} |")
+    missing = [k for k in DECISION_KINDS if k not in seen and k != "hook"]
+    if missing:
+        lines += ["", f"Not reached in these games: {', '.join(f'`{k}`' for k in missing)} "
+                      "(rare situations; their sections are listed in `clans_env/engine/state.py`)."]
+    lines += [
+        "",
+        "## Observation layout",
+        "",
+        "`ObservationEncoder(num_players).layout` (also `raw_env.observation_layout`) lists every slice of the "
+        "float32 observation: name, start, length, bounds and meaning. Player slices are relative to the "
+        "observer (`me`, then `opp1`, `opp2`, ... in seat order after it). Lengths per player count:",
+        "",
+        "| players | length | map planes (x 128) |",
+        "|---:|---:|---:|",
+    ]
+    for n in (1, 2, 3, 4):
+        enc = ObservationEncoder(n)
+        lines.append(f"| {n} | {enc.size} | {enc.num_map_planes} |")
+    lines += ["", "The two-player layout (other counts add or drop the `opp*` slices and per-player entries):", "",
+              ObservationEncoder(2).markdown_table(), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=60, help="random games used to observe section usage")
+    parser.add_argument("--stdout", action="store_true", help="print instead of writing docs/action-space.md")
+    args = parser.parse_args(argv)
+    text = render(args.games)
+    if args.stdout:
+        print(text)
+    else:
+        atomic_write_text(OUT, text)
+        print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()

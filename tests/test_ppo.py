@@ -1,0 +1,344 @@
+"""Masked PPO self-play (issue 6): masking, GAE, self-play collection, checkpoints, exact resume,
+PPOAgent and the ``clans train ppo`` command.
+
+Requirements checked (issue 6 "Tests"): a tiny training run completes and its checkpoint loads
+and plays legal moves; masking never gives probability to illegal actions; resume reproduces the
+same next update; a missing or mismatched checkpoint fails with a clear message.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import RandomAgent
+from agents.ppo import CheckpointError, MaskedCategorical, PPOAgent, read_checkpoint
+from clans_env import Game, GameConfig
+from clans_env.engine.actions import NUM_ACTIONS
+from training.config import PPOConfig
+from training.evaluate import evaluate_net, summarize, wilson_interval
+from training.networks import build_network
+from training.ppo import PPOTrainer
+from training.selfplay import collect, gae, make_encoder, seat_outcomes
+
+TINY = dict(num_players=2, total_steps=10_000, rollout_steps=64, num_envs=2, hidden_sizes=[16], minibatch_size=32,
+            epochs=2, eval_every=100, eval_games_random=2, eval_games_heuristic=0, pool_add_every=1, pool_size=2,
+            checkpoint_every=100, opponent_weights={"current": 0.4, "pool": 0.3, "random": 0.3})
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return make_encoder(2)
+
+
+def tiny_config(**kw) -> PPOConfig:
+    return PPOConfig(**{**TINY, **kw})
+
+
+def params(net) -> dict:
+    return {k: v.detach().clone() for k, v in net.state_dict().items()}
+
+
+# ------------------------------------------------------------------------------------------------
+# masking
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_masked_distribution_gives_illegal_actions_exactly_zero(seed, batch):
+    """Masked logits: illegal actions get probability exactly 0 (and -inf log-prob), legal ones sum
+    to 1, entropy is finite, and neither sampling nor the mode can pick an illegal action, even with
+    huge logits on the illegal ones."""
+    g = torch.Generator().manual_seed(seed)
+    logits = torch.randn(batch, NUM_ACTIONS, generator=g) * 50
+    mask = torch.rand(batch, NUM_ACTIONS, generator=g) < 0.05
+    mask[torch.arange(batch), torch.randint(NUM_ACTIONS, (batch,), generator=g)] = True  # >= 1 legal
+    logits[~mask] += 1e4                                     # tempt the policy towards illegal moves
+    dist = MaskedCategorical(logits, mask)
+    probs = dist.probs
+    assert torch.all(probs[~mask] == 0.0)
+    assert torch.all(torch.isinf(dist.log_probs[~mask]))
+    assert torch.allclose(probs.sum(-1), torch.ones(batch), atol=1e-5)
+    assert torch.isfinite(dist.entropy()).all()
+    assert mask[torch.arange(batch), dist.mode()].all()
+    for _ in range(5):
+        assert mask[torch.arange(batch), dist.sample(g)].all()
+
+
+def test_masked_gradient_never_reaches_illegal_logits():
+    """Illegal actions receive no gradient from the PPO loss terms (log-prob and entropy)."""
+    logits = torch.randn(3, NUM_ACTIONS, requires_grad=True)
+    mask = torch.zeros(3, NUM_ACTIONS, dtype=torch.bool)
+    mask[:, [0, 5, 17]] = True
+    dist = MaskedCategorical(logits, mask)
+    (dist.log_prob(torch.tensor([0, 5, 17])).sum() + dist.entropy().sum()).backward()
+    assert torch.all(logits.grad[~mask] == 0)
+    assert torch.isfinite(logits.grad).all()
+
+
+def test_mask_row_without_legal_action_is_an_error():
+    """A decision always has a legal action; an empty mask row is reported, not turned into NaNs."""
+    with pytest.raises(ValueError, match="no legal action"):
+        MaskedCategorical(torch.zeros(2, 4), torch.tensor([[1, 0, 0, 0], [0, 0, 0, 0]]))
+
+
+def test_network_on_real_positions_puts_no_mass_on_illegal_actions(encoder):
+    """On positions from real games, the network's policy is zero outside legal_actions()."""
+    net = build_network(tiny_config(hidden_sizes=[32]), encoder.size, NUM_ACTIONS)
+    g = Game(GameConfig(num_players=2, seed=3))
+    rng = np.random.default_rng(0)
+    agent = RandomAgent(seed=1)
+    checked = 0
+    while not g.is_terminal() and checked < 60:
+        legal = g.legal_actions()
+        obs = torch.from_numpy(encoder.encode(g, g.current_player))[None]
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+        mask[0, legal] = True
+        dist, values = net.distribution(obs, mask)
+        illegal = np.setdiff1d(np.arange(NUM_ACTIONS), legal)
+        assert torch.all(dist.probs[0, illegal] == 0)
+        a, _, _ = net.act(obs.numpy(), mask.numpy(), rng=rng)
+        assert int(a[0]) in legal
+        assert values.shape == (1, 2)
+        g.apply(agent.act(g))
+        checked += 1
+
+
+# ------------------------------------------------------------------------------------------------
+# rewards, GAE, intervals
+def test_seat_outcomes_match_the_environment_rewards():
+    """Terminal rewards are the environment's (clans_env.env.rewards): win +1 / others -1, ties
+    share; rank linear in [-1, 1]; score = margin over the best other seat / scale; win+score is
+    their mean."""
+    rows = [{"total": 80, "rank": 1}, {"total": 60, "rank": 2}, {"total": 40, "rank": 3}]
+    assert seat_outcomes(rows, "win", 40).tolist() == [1, -1, -1]
+    assert seat_outcomes(rows, "rank", 40).tolist() == [1, 0, -1]
+    assert np.allclose(seat_outcomes(rows, "score", 40), [0.5, -0.5, -1.0])
+    assert np.allclose(seat_outcomes(rows, "win+score", 40), [0.75, -0.75, -1.0])
+    tie = [{"total": 50, "rank": 1}, {"total": 50, "rank": 1}]
+    assert seat_outcomes(tie, "win", 40).tolist() == [0, 0]
+
+
+def test_gae_matches_hand_computation():
+    """GAE(lambda) with a single terminal reward: delta_t = gamma V_{t+1} - V_t (last: R - V_T)."""
+    v = np.array([0.1, 0.3, -0.2], dtype=np.float32)
+    adv, ret = gae(v, 1.0, gamma=0.9, lam=0.5)
+    d2 = 1.0 - (-0.2)
+    d1 = 0.9 * -0.2 - 0.3
+    d0 = 0.9 * 0.3 - 0.1
+    a2 = d2
+    a1 = d1 + 0.45 * a2
+    a0 = d0 + 0.45 * a1
+    assert np.allclose(adv, [a0, a1, a2])
+    assert np.allclose(ret, adv + v)
+    # lambda = gamma = 1: every advantage is the Monte Carlo return minus the value
+    adv, ret = gae(v, -1.0, 1.0, 1.0)
+    assert np.allclose(ret, [-1, -1, -1])
+
+
+def test_wilson_interval_known_values():
+    """Wilson 95% interval (reference values from the closed form)."""
+    lo, hi = wilson_interval(95, 100)
+    assert math.isclose(lo, 0.8882, abs_tol=1e-3) and math.isclose(hi, 0.9785, abs_tol=1e-3)
+    assert wilson_interval(0, 10)[0] == 0.0 and math.isclose(wilson_interval(10, 10)[1], 1.0)
+
+
+# ------------------------------------------------------------------------------------------------
+# config
+def test_config_toml_round_trip_and_clear_errors(tmp_path):
+    """A config written as TOML loads back equal; unknown fields and bad values name the valid choices."""
+    cfg = tiny_config(value_clip=None, target_kl=0.05, reward="rank", score_scale=25.0)
+    path = tmp_path / "c.toml"
+    path.write_text(cfg.to_toml())
+    assert PPOConfig.load(path) == cfg
+    with pytest.raises(ValueError, match="valid fields"):
+        PPOConfig.from_dict({"learning_rat": 1e-3})
+    with pytest.raises(ValueError, match="win, rank|'win', 'rank'"):
+        tiny_config(reward="margin")
+    with pytest.raises(ValueError, match="opponent kinds"):
+        tiny_config(opponent_weights={"mcts": 1.0})
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        PPOConfig.load(tmp_path / "missing.toml")
+
+
+def test_shipped_config_loads():
+    """training/configs/ppo_2p.toml (the shipped model's recipe) is a valid config."""
+    from pathlib import Path
+    cfg = PPOConfig.load(Path(__file__).resolve().parent.parent / "training" / "configs" / "ppo_2p.toml")
+    assert cfg.num_players == 2
+
+
+def test_learning_rate_schedules():
+    """Linear and cosine schedules start at learning_rate and end at lr_final_fraction of it."""
+    for sched in ("linear", "cosine"):
+        cfg = tiny_config(lr_schedule=sched, total_steps=640, rollout_steps=64, learning_rate=1e-3,
+                          lr_final_fraction=0.1)
+        assert math.isclose(cfg.learning_rate_at(0), 1e-3)
+        assert math.isclose(cfg.learning_rate_at(cfg.num_updates - 1), 1e-4)
+    assert tiny_config(lr_schedule="constant").learning_rate_at(7) == tiny_config().learning_rate
+
+
+# ------------------------------------------------------------------------------------------------
+# self-play collection
+def test_collection_is_reproducible_and_only_learner_decisions_are_samples(encoder):
+    """The same seed and weights give the same games and samples; every sample's action was legal
+    under its recorded mask; value targets and advantages are finite; games run to the end."""
+    cfg = tiny_config(opponent_weights={"random": 1.0}, train_on_mirror=False)
+    net = build_network(cfg, encoder.size, NUM_ACTIONS)
+    a = collect(cfg, encoder, net, [], 11, 40, 2, have_heuristic=False)
+    b = collect(cfg, encoder, net, [], 11, 40, 2, have_heuristic=False)
+    assert len(a) >= 40 and np.array_equal(a.actions, b.actions) and np.array_equal(a.obs, b.obs)
+    assert a.mask[np.arange(len(a)), a.actions].all()
+    assert np.isfinite(a.advantages).all() and np.isfinite(a.seat_targets).all()
+    for r in a.results:
+        assert r.spec.controllers.count("learner") == 1 and "random" in r.spec.controllers
+    # the last sample of each game's learner trajectory carries the terminal outcome as its return
+    # target for the other seat: targets are relative, so seat 1's value is -seat 0's in 2p win+margin
+    assert np.allclose(a.seat_targets[:, 0], -a.seat_targets[:, 1])
+
+
+# ------------------------------------------------------------------------------------------------
+# training, checkpoints, resume
+def test_tiny_training_run_checkpoint_loads_and_plays_legal_moves(tmp_path, encoder):
+    """A few updates complete; the run writes config, log, TensorBoard events, checkpoint and model;
+    PPOAgent loads the model and plays a whole game of legal moves (greedy and sampled)."""
+    cfg = tiny_config()
+    trainer = PPOTrainer(cfg, tmp_path / "run", encoder=encoder, progress=False)
+    trainer.train(max_updates=3)
+    out = tmp_path / "run"
+    for name in ("config.toml", "checkpoint.pt", "model.pt", "log.jsonl"):
+        assert (out / name).is_file(), name
+    assert any((out / "tb").iterdir())
+    rows = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert [r["update"] for r in rows if "kind" not in r] == [1, 2, 3]
+    assert all(math.isfinite(r["policy_loss"]) and math.isfinite(r["value_loss"]) for r in rows if "kind" not in r)
+    assert len(list((out / "pool").iterdir())) == 2                      # pool_size snapshots kept
+    for greedy, decisions in ((True, 10_000), (False, 40)):      # a whole greedy game, a sampled opening
+        agent = PPOAgent(out / "model.pt", greedy=greedy, seed=5)
+        g = Game(GameConfig(num_players=2, seed=21))
+        opp = RandomAgent(seed=2)
+        while not g.is_terminal() and len(g.history) < decisions:
+            if g.current_player == 0:
+                a = agent.act(g)
+                assert a in g.legal_actions()
+                prior = agent.policy_prior(g)
+                assert set(prior) == set(g.legal_actions()) and math.isclose(sum(prior.values()), 1.0, rel_tol=1e-6)
+            else:
+                a = opp.act(g)
+            g.apply(a)
+
+
+def test_resume_reproduces_the_next_update_exactly(tmp_path, encoder):
+    """Run N+1 updates straight vs run N, checkpoint, resume in a new trainer, run 1 more: the
+    parameters, optimizer state, counters and pool are identical."""
+    cfg = tiny_config()
+    straight = PPOTrainer(cfg, tmp_path / "a", encoder=encoder, progress=False, tensorboard=False)
+    straight.train(max_updates=3)
+    first = PPOTrainer(cfg, tmp_path / "b", encoder=encoder, progress=False, tensorboard=False)
+    first.train(max_updates=2)
+    resumed = PPOTrainer.resume(tmp_path / "b", encoder=encoder, progress=False, tensorboard=False)
+    assert resumed.update == 2
+    resumed.train(max_updates=1)
+    assert resumed.update == straight.update == 3
+    assert resumed.global_step == straight.global_step
+    pa, pb = params(straight.net), params(resumed.net)
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    sa, sb = straight.optimizer.state_dict()["state"], resumed.optimizer.state_dict()["state"]
+    assert all(torch.equal(sa[i]["exp_avg_sq"], sb[i]["exp_avg_sq"]) for i in sa)
+    assert [n for n, _ in straight.pool] == [n for n, _ in resumed.pool]
+
+
+def test_resume_refuses_changes_that_alter_the_run(tmp_path, encoder):
+    """--resume may extend total_steps, but not change e.g. the learning rate (clear error)."""
+    PPOTrainer(tiny_config(), tmp_path / "r", encoder=encoder, progress=False, tensorboard=False).train(max_updates=1)
+    with pytest.raises(ValueError, match="learning_rate"):
+        PPOTrainer.resume(tmp_path / "r", {"learning_rate": 1.0}, encoder=encoder)
+    t = PPOTrainer.resume(tmp_path / "r", {"total_steps": 123_456}, encoder=encoder, progress=False)
+    assert t.config.total_steps == 123_456
+    with pytest.raises(FileExistsError, match="--resume"):
+        PPOTrainer(tiny_config(), tmp_path / "r", encoder=encoder)
+
+
+def test_missing_or_mismatched_checkpoint_fails_clearly(tmp_path, encoder):
+    """Missing file, other player count and other observation size each raise an error that names
+    both values."""
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        PPOAgent(tmp_path / "nope.pt")
+    with pytest.raises(FileNotFoundError, match="cannot resume"):
+        PPOTrainer.resume(tmp_path / "nothing", encoder=encoder)
+    trainer = PPOTrainer(tiny_config(), tmp_path / "m", encoder=encoder, progress=False, tensorboard=False)
+    trainer.save()
+    model = tmp_path / "m" / "model.pt"
+    with pytest.raises(CheckpointError, match="num_players=2.*num_players=3"):
+        read_checkpoint(model, num_players=3)
+    with pytest.raises(CheckpointError, match=f"obs_size={encoder.size}.*obs_size=99"):
+        read_checkpoint(model, obs_size=99)
+    agent = PPOAgent(model)
+    with pytest.raises(CheckpointError, match="num_players=2.*num_players=3"):
+        agent.act(Game(GameConfig(num_players=3, seed=0)))
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="not a readable PPO checkpoint"):
+        PPOAgent(tmp_path / "junk.pt")
+    with pytest.raises(CheckpointError, match="exported model"):
+        (tmp_path / "x").mkdir()
+        (tmp_path / "x" / "checkpoint.pt").write_bytes(model.read_bytes())
+        PPOTrainer.resume(tmp_path / "x", encoder=encoder)
+
+
+def test_changed_observation_layout_is_refused(tmp_path, encoder):
+    """A model trained on one observation layout refuses an encoder whose layout differs even at
+    the same size (the fingerprint names both layouts)."""
+    from agents.ppo import check_encoder, observation_fingerprint
+    trainer = PPOTrainer(tiny_config(), tmp_path / "f", encoder=encoder, progress=False, tensorboard=False)
+    trainer.save()
+    ckpt = read_checkpoint(tmp_path / "f" / "model.pt")
+    check_encoder(ckpt, encoder, "model.pt")                        # the same encoder passes
+
+    class Renamed:
+        size = encoder.size
+        layout = [s._replace(name=s.name + "_v2") for s in encoder.layout]
+
+    assert observation_fingerprint(Renamed) != observation_fingerprint(encoder)
+    with pytest.raises(CheckpointError, match="observation layout"):
+        check_encoder(ckpt, Renamed, "model.pt")
+
+
+def test_evaluation_is_deterministic_and_alternates_seats(encoder):
+    """Evaluation matches use fixed seeds and alternate the network's seat; the summary counts
+    every game once with a Wilson interval around the win rate."""
+    net = build_network(tiny_config(), encoder.size, NUM_ACTIONS)
+    a = evaluate_net(net, encoder, 2, "random", 4, seed=3, num_slots=2)
+    b = evaluate_net(net, encoder, 2, "random", 4, seed=3, num_slots=2)
+    assert a == b
+    assert a["games"] == a["wins"] + a["ties"] + a["losses"] == 4
+    assert a["ci95"][0] <= a["win_rate"] <= a["ci95"][1]
+    assert summarize([])["games"] == 0
+
+
+def test_cli_train_ppo_start_and_resume(tmp_path, capsys):
+    """`clans train ppo` starts a run from flags/--set and --resume extends it."""
+    from clans_cli.train_cmd import main
+    out = tmp_path / "cli"
+    common = ["--no-progress", "--no-tensorboard"]
+    sets = ["--set", "hidden_sizes=[8]", "--set", "num_envs=2", "--set", "minibatch_size=32", "--set", "epochs=1",
+            "--set", "eval_games_random=0", "--set", "eval_games_heuristic=0", "--set", "pool_size=0"]
+    # an update finishes every game it starts, so 30 learner steps take one update (two games)
+    assert main(["ppo", "--out", str(out), "--total-steps", "30", "--rollout-steps", "30", *sets, *common]) == 0
+    ckpt = read_checkpoint(out / "checkpoint.pt")
+    assert ckpt["counters"]["update"] == 1 and ckpt["config"]["hidden_sizes"] == [8]
+    more = str(ckpt["counters"]["global_step"] + 1)
+    assert main(["ppo", "--out", str(out), "--resume", "--total-steps", more, *common]) == 0
+    assert read_checkpoint(out / "checkpoint.pt")["counters"]["update"] == 2
+    assert main(["ppo", "--out", str(out), "--resume", "--learning-rate", "0.5", *common]) == 2
+    assert "cannot change ['learning_rate']" in capsys.readouterr().err
+
+
+def test_subprocess_workers_collect_the_same_kind_of_data(tmp_path, encoder):
+    """With workers=1 the self-play runs in a subprocess and one update completes."""
+    trainer = PPOTrainer(tiny_config(workers=1, pool_size=0), tmp_path / "w", encoder=encoder,
+                         progress=False, tensorboard=False)
+    trainer.train(max_updates=1)
+    assert trainer.update == 1 and trainer.global_step >= 64

@@ -1,0 +1,232 @@
+"""PPO self-play configuration: one dataclass, loadable from TOML or JSON, overridable by flags.
+
+Every knob of a run lives here so that a checkpoint (which stores the config) fully describes
+how it was made, and ``--resume`` can refuse a config that would change the run's meaning.
+"""
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+REWARD_KINDS = ("win", "rank", "score", "win+score")
+LR_SCHEDULES = ("constant", "linear", "cosine")
+ACTIVATIONS = ("tanh", "relu", "gelu")
+OPPONENT_KINDS = ("current", "pool", "random", "heuristic")
+
+
+@dataclass
+class PPOConfig:
+    """Masked-PPO self-play settings (see docs/training.md for the meaning of each field)."""
+
+    # ---- game ---------------------------------------------------------------------------------
+    num_players: int = 2
+    #: extra GameConfig fields for every training/evaluation game (never num_players or seed)
+    game_options: dict = field(default_factory=dict)
+    #: terminal reward, as in the environment (clans_env.env.rewards): win (+1 winner, -1 others,
+    #: ties share), rank (+1 first .. -1 last), score ((own VP - best other VP) / score_scale);
+    #: win+score: the mean of win and score (a win signal that still rewards bigger margins)
+    reward: str = "win+score"
+    score_scale: float = 40.0
+
+    # ---- run length and data collection -------------------------------------------------------
+    seed: int = 0
+    #: learner decisions (training samples) to collect over the whole run
+    total_steps: int = 2_000_000
+    #: learner decisions per update (at least; games in flight are finished, never cut)
+    rollout_steps: int = 4096
+    #: games played side by side in one process; their learner decisions share one forward pass
+    num_envs: int = 32
+    #: 0 = collect in this process; N >= 1 = N subprocess workers, each running num_envs / N games
+    workers: int = 0
+    #: also train on the opponent seats' decisions when the opponent is the current learner
+    train_on_mirror: bool = True
+
+    # ---- opponents (self-play pool) -----------------------------------------------------------
+    #: relative probabilities of each opponent kind, drawn per opponent seat per game
+    opponent_weights: dict = field(default_factory=lambda: {"current": 0.5, "pool": 0.3, "random": 0.1,
+                                                            "heuristic": 0.1})
+    #: past snapshots of the learner kept as opponents (oldest dropped first)
+    pool_size: int = 8
+    #: add a snapshot of the learner to the pool every this many updates
+    pool_add_every: int = 10
+    #: "uniform" over the pool, or "recent": weight k+1 for the k-th oldest snapshot
+    pool_sampling: str = "uniform"
+
+    # ---- network ------------------------------------------------------------------------------
+    hidden_sizes: list = field(default_factory=lambda: [256, 256])
+    activation: str = "tanh"
+    #: append the legal-action mask to the observation (tells the policy what it may do)
+    mask_in_obs: bool = True
+    shared_torso: bool = True
+
+    # ---- PPO ----------------------------------------------------------------------------------
+    learning_rate: float = 3e-4
+    lr_schedule: str = "linear"
+    #: final learning rate as a fraction of the initial one (linear/cosine schedules)
+    lr_final_fraction: float = 0.1
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_ratio: float = 0.2
+    #: clip the value update around the old prediction by this much (None = no value clipping)
+    value_clip: float | None = None
+    entropy_coef: float = 0.01
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    epochs: int = 4
+    minibatch_size: int = 1024
+    normalize_advantages: bool = True
+    #: stop the epochs of an update early once the approximate KL exceeds this (None = never)
+    target_kl: float | None = None
+    adam_eps: float = 1e-5
+
+    # ---- evaluation, logging, checkpoints -----------------------------------------------------
+    eval_every: int = 10
+    eval_games_random: int = 20
+    eval_games_heuristic: int = 20
+    eval_seed: int = 12345
+    checkpoint_every: int = 10
+    torch_threads: int = 1
+
+    # -------------------------------------------------------------------------------------------
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        def bad(name, msg):
+            raise ValueError(f"config field {name!r}: {msg} (got {getattr(self, name)!r})")
+
+        if self.num_players not in (2, 3, 4):
+            bad("num_players", "self-play needs 2, 3 or 4 players")
+        if {"num_players", "seed"} & set(self.game_options):
+            bad("game_options", "set num_players and seed through the config's own fields")
+        if self.reward not in REWARD_KINDS:
+            bad("reward", f"must be one of {REWARD_KINDS}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            bad("lr_schedule", f"must be one of {LR_SCHEDULES}")
+        if self.activation not in ACTIVATIONS:
+            bad("activation", f"must be one of {ACTIVATIONS}")
+        if self.pool_sampling not in ("uniform", "recent"):
+            bad("pool_sampling", "must be 'uniform' or 'recent'")
+        unknown = set(self.opponent_weights) - set(OPPONENT_KINDS)
+        if unknown:
+            bad("opponent_weights", f"unknown opponent kinds {sorted(unknown)}; valid: {OPPONENT_KINDS}")
+        if any(float(w) < 0 for w in self.opponent_weights.values()) or \
+                sum(float(w) for w in self.opponent_weights.values()) <= 0:
+            bad("opponent_weights", "weights must be >= 0 with a positive sum")
+        for name in ("total_steps", "rollout_steps", "num_envs", "epochs", "minibatch_size", "pool_add_every",
+                     "eval_every", "checkpoint_every", "torch_threads"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                bad(name, "must be a positive int")
+        for name in ("pool_size", "workers", "eval_games_random", "eval_games_heuristic"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                bad(name, "must be an int >= 0")
+        if self.workers > self.num_envs:
+            bad("workers", f"cannot exceed num_envs ({self.num_envs})")
+        if not self.hidden_sizes or any(int(h) < 1 for h in self.hidden_sizes):
+            bad("hidden_sizes", "must be a non-empty list of positive layer widths")
+        for name in ("learning_rate", "score_scale", "adam_eps", "max_grad_norm", "clip_ratio"):
+            if not float(getattr(self, name)) > 0:
+                bad(name, "must be > 0")
+        for name in ("gamma", "gae_lambda", "lr_final_fraction"):
+            if not 0.0 <= float(getattr(self, name)) <= 1.0:
+                bad(name, "must be in [0, 1]")
+        for name in ("entropy_coef", "value_coef"):
+            if float(getattr(self, name)) < 0:
+                bad(name, "must be >= 0")
+
+    # -------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PPOConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown PPO config fields {sorted(unknown)}; valid fields: {sorted(known)}")
+        return cls(**{k: _none_from_file(v) for k, v in d.items()})
+
+    @classmethod
+    def load(cls, path) -> "PPOConfig":
+        """Read a ``.toml`` or ``.json`` file (flat table of fields)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file {str(path)!r} does not exist")
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".toml":
+            doc = tomllib.loads(text)
+        elif path.suffix == ".json":
+            doc = json.loads(text)
+        else:
+            raise ValueError(f"config file {str(path)!r}: use a .toml or .json file")
+        return cls.from_dict(doc)
+
+    def replace(self, **overrides) -> "PPOConfig":
+        """A copy with some fields changed (validated); None values mean 'keep'."""
+        d = self.to_dict()
+        known = set(d)
+        for k, v in overrides.items():
+            if k not in known:
+                raise ValueError(f"unknown PPO config field {k!r}; valid fields: {sorted(known)}")
+            if v is not None:
+                d[k] = v
+        return PPOConfig(**d)
+
+    def to_toml(self) -> str:
+        """TOML text that ``load`` reads back to an equal config (None written as the string "none")."""
+        lines = ["# Clans of Caledonia masked-PPO self-play configuration (training/config.py)"]
+        tables = []
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, dict):
+                tables.append((f.name, v))
+            else:
+                lines.append(f"{f.name} = {_toml_value(v)}")
+        for name, table in tables:
+            lines.append("")
+            lines.append(f"[{name}]")
+            for k, v in table.items():
+                lines.append(f"{k} = {_toml_value(v)}")
+        return "\n".join(lines) + "\n"
+
+    # -------------------------------------------------------------------------------------------
+    @property
+    def num_updates(self) -> int:
+        return max(1, math.ceil(self.total_steps / self.rollout_steps))
+
+    def learning_rate_at(self, update: int) -> float:
+        """Learning rate for update index ``update`` (0-based) under the schedule."""
+        if self.lr_schedule == "constant":
+            return self.learning_rate
+        frac = min(1.0, update / max(1, self.num_updates - 1))
+        lo = self.learning_rate * self.lr_final_fraction
+        if self.lr_schedule == "linear":
+            return self.learning_rate + (lo - self.learning_rate) * frac
+        return lo + 0.5 * (self.learning_rate - lo) * (1 + math.cos(math.pi * frac))
+
+    #: fields that may differ between a checkpoint and a resumed run without changing its meaning
+    RESUME_MUTABLE = ("total_steps", "eval_every", "checkpoint_every", "eval_games_random",
+                      "eval_games_heuristic", "workers", "torch_threads")
+
+
+def _toml_value(v: Any) -> str:
+    if v is None:
+        return '"none"'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {v!r} to TOML")
+
+
+def _none_from_file(v):
+    # TOML has no null; "none" stands for None in optional fields (value_clip, target_kl)
+    return None if isinstance(v, str) and v.lower() == "none" else v

@@ -1,0 +1,473 @@
+"""Masked PPO with self-play against a pool of past selves and fixed agents.
+
+One update = collect at least ``rollout_steps`` learner decisions with ``selfplay.collect``
+(complete games only), then ``epochs`` passes of clipped-PPO minibatch SGD over them. Every
+random choice of update ``u`` is drawn from ``SeedSequence([seed, u])``, so a run is a pure
+function of its config: ``--resume`` from a checkpoint continues exactly as if the run had never
+stopped (``tests/test_ppo.py`` checks that the parameters after N+1 updates are bit-identical).
+
+Run directory (``--out``)::
+
+    config.toml        the run's configuration
+    checkpoint.pt      latest full checkpoint (model, optimizer, pool list, RNG states, counters)
+    model.pt           latest exported policy (what PPOAgent loads; no optimizer state)
+    pool/              frozen snapshots currently in the opponent pool
+    log.jsonl          one JSON line per update (and per evaluation)
+    tb/                TensorBoard event files
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, check_encoder, observation_fingerprint,
+                        read_checkpoint)
+from clans_env.engine.actions import NUM_ACTIONS
+from clans_env.engine.game import atomic_write_text
+
+from .config import PPOConfig
+from .evaluate import evaluate_net
+from .networks import PolicyValueNet, build_network, count_parameters
+from .selfplay import LEARNER, Rollout, WorkerPool, collect, heuristic_available, make_encoder
+
+CHECKPOINT_NAME = "checkpoint.pt"
+MODEL_NAME = "model.pt"
+LOG_NAME = "log.jsonl"
+
+
+# ------------------------------------------------------------------------------------------------
+# files
+def atomic_torch_save(obj, path) -> None:
+    """``torch.save`` to a temporary file in the target's directory, fsync, then rename over it:
+    a crash leaves either the old file or the new one, never a torn one."""
+    path = os.fspath(path)
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(obj, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def encoder_info(encoder) -> dict:
+    return {"size": int(encoder.size), "fingerprint": observation_fingerprint(encoder)}
+
+
+def export_model(net: PolicyValueNet, config: PPOConfig, path, encoder, extra: dict | None = None) -> None:
+    """Write the policy alone (architecture, weights, config, observation layout fingerprint):
+    what ``PPOAgent`` needs to play."""
+    state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    atomic_torch_save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "kind": "model",
+                       "arch": net.arch, "model": state, "config": config.to_dict(), "encoder": encoder_info(encoder),
+                       **(extra or {})}, path)
+
+
+# ------------------------------------------------------------------------------------------------
+class PPOTrainer:
+    """Owns a run: network, optimizer, opponent pool, counters, logging and checkpoints.
+
+    >>> trainer = PPOTrainer(PPOConfig(total_steps=20_000), "runs/demo")   # doctest: +SKIP
+    >>> trainer.train()                                                  # doctest: +SKIP
+    """
+
+    def __init__(self, config: PPOConfig, out_dir, encoder=None, tensorboard: bool = True,
+                 progress: bool = True, _resume_ckpt: dict | None = None):
+        self.config = config
+        self.out = Path(out_dir)
+        self.encoder = encoder if encoder is not None else make_encoder(config.num_players)
+        torch.set_num_threads(config.torch_threads)
+        self.progress = progress
+        with torch.random.fork_rng(devices=[]):
+            # initial weights from the run seed alone (the global generator is left untouched)
+            torch.manual_seed(config.seed)
+            self.net = build_network(config, self.encoder.size, NUM_ACTIONS)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
+        self.update = 0              # updates completed
+        self.global_step = 0         # learner decisions trained on
+        self.decisions = 0           # all decisions played in self-play (every seat)
+        self.games = 0
+        self.elapsed = 0.0           # training wall time over all sessions (s)
+        self.cpu = 0.0               # CPU time of this process (collection + SGD) over all sessions (s)
+        self.pool: list[tuple[str, PolicyValueNet]] = []   # (file name under pool/, frozen net)
+        self.have_heuristic = heuristic_available()
+        self._workers: WorkerPool | None = None
+        self._mid_update = False     # True while weights have moved but the counters not yet
+        self._writer = None
+        self._tensorboard = tensorboard
+        self.out.mkdir(parents=True, exist_ok=True)
+        if _resume_ckpt is not None:
+            self._restore(_resume_ckpt)
+        else:
+            if (self.out / CHECKPOINT_NAME).exists():
+                raise FileExistsError(f"{str(self.out)!r} already holds a run ({CHECKPOINT_NAME}); pass --resume to "
+                                      f"continue it or choose another --out")
+            atomic_write_text(self.out / "config.toml", config.to_toml())
+            if (self.out / LOG_NAME).exists():
+                (self.out / LOG_NAME).unlink()
+
+    # ---- resume -------------------------------------------------------------------------------
+    @classmethod
+    def resume(cls, out_dir, overrides: dict | None = None, encoder=None, **kwargs) -> "PPOTrainer":
+        """Continue the run in ``out_dir`` from its checkpoint. ``overrides`` may change only
+        fields that do not alter what the run computes (``PPOConfig.RESUME_MUTABLE``)."""
+        path = Path(out_dir) / CHECKPOINT_NAME
+        if not path.is_file():
+            raise FileNotFoundError(f"cannot resume: {str(path)!r} does not exist (start a new run without --resume)")
+        ckpt = read_checkpoint(path)
+        if ckpt.get("kind") != "checkpoint":
+            raise CheckpointError(f"{str(path)!r} is an exported model, not a resumable training checkpoint")
+        config = PPOConfig.from_dict(ckpt["config"])
+        overrides = {k: v for k, v in (overrides or {}).items() if v is not None and getattr(config, k) != v}
+        fixed = sorted(k for k in overrides if k not in PPOConfig.RESUME_MUTABLE)
+        if fixed:
+            raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same run); "
+                             f"fields that may change: {list(PPOConfig.RESUME_MUTABLE)}")
+        config = config.replace(**overrides)
+        enc = encoder if encoder is not None else make_encoder(config.num_players)
+        check_encoder(ckpt, enc, path)
+        return cls(config, out_dir, encoder=enc, _resume_ckpt=ckpt, **kwargs)
+
+    def _restore(self, ckpt: dict) -> None:
+        self.net.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        c = ckpt["counters"]
+        self.update, self.global_step, self.decisions, self.games = (c["update"], c["global_step"], c["decisions"],
+                                                                     c["games"])
+        self.elapsed = c["elapsed"]
+        self.cpu = c.get("cpu_s", 0.0)
+        self.pool = []
+        for name in ckpt["pool"]:
+            snap = read_checkpoint(self.out / "pool" / name, num_players=self.config.num_players,
+                                   obs_size=self.encoder.size)
+            net = PolicyValueNet.from_arch(snap["arch"])
+            net.load_state_dict(snap["model"])
+            self.pool.append((name, net.eval()))
+        rng = ckpt["rng"]
+        torch.set_rng_state(rng["torch"])
+        np.random.set_state(_np_state_from_plain(rng["numpy"]))
+        random.setstate(_to_tuple(rng["python"]))
+        # forget log lines written after the checkpoint (a crash between log and checkpoint)
+        log = self.out / LOG_NAME
+        if log.exists():
+            kept = [ln for ln in log.read_text(encoding="utf-8").splitlines()
+                    if ln.strip() and json.loads(ln).get("update", 0) <= self.update]
+            atomic_write_text(log, "".join(ln + "\n" for ln in kept))
+
+    # ---- checkpoints ----------------------------------------------------------------------------
+    def checkpoint_dict(self) -> dict:
+        return {
+            "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "kind": "checkpoint",
+            "arch": self.net.arch, "config": self.config.to_dict(), "encoder": encoder_info(self.encoder),
+            "model": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
+            "counters": {"update": self.update, "global_step": self.global_step, "decisions": self.decisions,
+                         "games": self.games, "elapsed": self.elapsed, "cpu_s": self.cpu},
+            "pool": [name for name, _ in self.pool],
+            "rng": {"torch": torch.get_rng_state(), "numpy": _np_state_to_plain(np.random.get_state()),
+                    "python": _to_list(random.getstate())},
+        }
+
+    def save(self) -> Path:
+        """Write checkpoint.pt and model.pt atomically; returns the checkpoint path."""
+        path = self.out / CHECKPOINT_NAME
+        atomic_torch_save(self.checkpoint_dict(), path)
+        export_model(self.net, self.config, self.out / MODEL_NAME, self.encoder,
+                     {"counters": {"update": self.update, "global_step": self.global_step}})
+        return path
+
+    def _add_to_pool(self) -> None:
+        name = f"snapshot_u{self.update:06d}.pt"
+        export_model(self.net, self.config, self.out / "pool" / name, self.encoder, {"counters": {"update": self.update}})
+        frozen = PolicyValueNet.from_arch(self.net.arch)
+        frozen.load_state_dict(self.net.state_dict())
+        self.pool.append((name, frozen.eval()))
+        while len(self.pool) > self.config.pool_size:
+            old, _ = self.pool.pop(0)
+            try:
+                (self.out / "pool" / old).unlink()
+            except FileNotFoundError:
+                pass
+
+    # ---- one update -------------------------------------------------------------------------------
+    def collect(self, seed: np.random.SeedSequence, progress=None) -> Rollout:
+        pool = [net for _, net in self.pool]
+        self.net.eval()
+        if self.config.workers >= 1:
+            if self._workers is None:
+                self._workers = WorkerPool(self.config, self.net.arch)
+            return self._workers.collect(self.config, self.net, pool, seed, self.config.rollout_steps)
+        return collect(self.config, self.encoder, self.net, pool, seed, self.config.rollout_steps,
+                       self.config.num_envs, self.have_heuristic, progress=progress)
+
+    def ppo_update(self, batch: Rollout, seed: np.random.SeedSequence) -> dict:
+        """Clipped-PPO epochs over one rollout; returns averaged diagnostics."""
+        cfg = self.config
+        net = self.net.train()
+        rng = np.random.default_rng(seed)
+        obs = torch.from_numpy(batch.obs)
+        mask = torch.from_numpy(batch.mask)
+        actions = torch.from_numpy(batch.actions)
+        old_logp = torch.from_numpy(batch.logp)
+        old_values = torch.from_numpy(batch.values)
+        adv = torch.from_numpy(batch.advantages)
+        if cfg.normalize_advantages and len(adv) > 1:
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+        targets = torch.from_numpy(batch.seat_targets).clone()
+        targets[:, 0] = torch.from_numpy(batch.returns)    # the deciding seat learns from GAE returns
+        n = len(batch)
+        mb = min(cfg.minibatch_size, n)
+        sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
+                "grad_norm": 0.0}
+        count = 0
+        stopped_early = False
+        for _epoch in range(cfg.epochs):
+            perm = torch.from_numpy(rng.permutation(n))
+            kls = []
+            for start in range(0, n, mb):
+                idx = perm[start:start + mb]
+                dist, values = net.distribution(obs[idx], mask[idx])
+                logp = dist.log_prob(actions[idx])
+                log_ratio = logp - old_logp[idx]
+                ratio = log_ratio.exp()
+                a = adv[idx]
+                pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_ratio, 1 + cfg.clip_ratio)).mean()
+                if cfg.value_clip is not None:
+                    ov = old_values[idx]
+                    clipped = ov + (values - ov).clamp(-cfg.value_clip, cfg.value_clip)
+                    v_loss = 0.5 * torch.max((values - targets[idx]) ** 2, (clipped - targets[idx]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((values - targets[idx]) ** 2).mean()
+                entropy = dist.entropy().mean()
+                loss = pg_loss + cfg.value_coef * v_loss - cfg.entropy_coef * entropy
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                grad_norm = nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean().item()
+                    clip_frac = ((ratio - 1).abs() > cfg.clip_ratio).float().mean().item()
+                kls.append(approx_kl)
+                for k, v in (("policy_loss", pg_loss.item()), ("value_loss", v_loss.item()),
+                             ("entropy", entropy.item()), ("approx_kl", approx_kl), ("clip_fraction", clip_frac),
+                             ("grad_norm", float(grad_norm))):
+                    sums[k] += v
+                count += 1
+            if cfg.target_kl is not None and float(np.mean(kls)) > cfg.target_kl:
+                stopped_early = True
+                break
+        net.eval()
+        out = {k: v / max(1, count) for k, v in sums.items()}
+        ret = batch.returns
+        var = float(np.var(ret))
+        out["explained_variance"] = float(1 - np.var(ret - batch.values[:, 0]) / var) if var > 0 else 0.0
+        out["minibatches"] = count
+        out["stopped_early"] = stopped_early
+        return out
+
+    def train_step(self, progress=None) -> dict:
+        """Collect one rollout and update on it; returns the update's log row."""
+        cfg = self.config
+        seq = np.random.SeedSequence([cfg.seed, self.update])
+        collect_seed, shuffle_seed = seq.spawn(2)
+        lr = cfg.learning_rate_at(self.update)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        batch = self.collect(collect_seed, progress)
+        t1 = time.perf_counter()
+        self._mid_update = True
+        stats = self.ppo_update(batch, shuffle_seed)
+        t2 = time.perf_counter()
+        self.update += 1
+        self.global_step += len(batch)
+        self.decisions += batch.decisions
+        self.games += len(batch.results)
+        self.elapsed += t2 - t0
+        self.cpu += time.process_time() - c0
+        self._mid_update = False
+        if self.update % cfg.pool_add_every == 0 and cfg.pool_size > 0:
+            self._add_to_pool()
+        row = {"update": self.update, "global_step": self.global_step, "games": self.games, "lr": lr,
+               "samples": len(batch), "collect_s": t1 - t0, "update_s": t2 - t1,
+               "steps_per_s": len(batch) / (t2 - t0), "decisions_per_s": batch.decisions / (t1 - t0),
+               "elapsed_s": self.elapsed, "cpu_s": self.cpu, **stats, **training_game_stats(batch.results)}
+        return row
+
+    # ---- evaluation ---------------------------------------------------------------------------------
+    def evaluate(self) -> dict:
+        """Greedy matches against Random and Heuristic on fixed seeds (see ``evaluate_net``)."""
+        cfg = self.config
+        out = {}
+        for opponent, games in (("random", cfg.eval_games_random), ("heuristic", cfg.eval_games_heuristic)):
+            if games <= 0 or (opponent == "heuristic" and not self.have_heuristic):
+                continue
+            out[opponent] = evaluate_net(self.net, self.encoder, cfg.num_players, opponent, games,
+                                         seed=cfg.eval_seed, game_options=cfg.game_options,
+                                         num_slots=min(cfg.num_envs, games))
+        return out
+
+    # ---- logging -------------------------------------------------------------------------------------
+    def _log(self, row: dict) -> None:
+        with open(self.out / LOG_NAME, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        if self._writer is None and self._tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+            self._writer = SummaryWriter(log_dir=str(self.out / "tb"), purge_step=self.global_step)
+        w = self._writer
+        if w is None:
+            return
+        step = row["global_step"]
+        if row.get("kind") == "eval":
+            for opp, res in row["results"].items():
+                w.add_scalar(f"eval/win_rate_vs_{opp}", res["win_rate"], step)
+                w.add_scalar(f"eval/win_rate_ci_low_vs_{opp}", res["ci95"][0], step)
+                w.add_scalar(f"eval/mean_score_vs_{opp}", res["score"]["mean"], step)
+                w.add_scalar(f"eval/mean_margin_vs_{opp}", res["margin"]["mean"], step)
+            w.flush()
+            return
+        for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance",
+                  "grad_norm"):
+            w.add_scalar(f"loss/{k}", row[k], step)
+        w.add_scalar("charts/learning_rate", row["lr"], step)
+        w.add_scalar("perf/steps_per_s", row["steps_per_s"], step)
+        w.add_scalar("perf/decisions_per_s", row["decisions_per_s"], step)
+        for k, v in row.items():
+            if k.startswith("train/"):
+                w.add_scalar(k, v, step)
+
+    def _eval_and_log(self) -> dict:
+        results = self.evaluate()
+        if results:
+            self._log({"kind": "eval", "update": self.update, "global_step": self.global_step, "results": results})
+        return results
+
+    # ---- the loop ---------------------------------------------------------------------------------------
+    def train(self, max_updates: int | None = None, max_seconds: float | None = None) -> dict:
+        """Run updates until ``total_steps`` (or ``max_updates`` more updates / ``max_seconds``);
+        evaluates and checkpoints on schedule and at the end. Returns the last evaluation."""
+        from tqdm.auto import tqdm
+
+        cfg = self.config
+        start = time.perf_counter()
+        done_here = 0
+        last_eval: dict = {}
+        bar = tqdm(total=cfg.total_steps, initial=min(self.global_step, cfg.total_steps), unit="step",
+                   disable=not self.progress, dynamic_ncols=True, desc="ppo")
+        postfix: dict = {}
+        try:
+            while self.global_step < cfg.total_steps:
+                if max_updates is not None and done_here >= max_updates:
+                    break
+                if max_seconds is not None and time.perf_counter() - start >= max_seconds:
+                    break
+                at = self.global_step
+
+                def show(samples, at=at):
+                    bar.update(min(at + samples, cfg.total_steps) - bar.n)
+
+                row = self.train_step(progress=show)
+                done_here += 1
+                self._log(row)
+                bar.update(min(row["global_step"], cfg.total_steps) - bar.n)
+                postfix.update({"upd": self.update, "sps": f"{row['steps_per_s']:.0f}",
+                                "ent": f"{row['entropy']:.2f}", "ev": f"{row['explained_variance']:.2f}"})
+                finished = self.global_step >= cfg.total_steps
+                if self.update % cfg.eval_every == 0 or finished:
+                    last_eval = self._eval_and_log()
+                    for opp, res in last_eval.items():
+                        postfix[f"vs_{opp[:4]}"] = f"{res['win_rate']:.2f}"
+                bar.set_postfix(postfix)
+                if self.update % cfg.checkpoint_every == 0 or finished:
+                    self.save()
+            if done_here and self.update % cfg.eval_every != 0 and self.global_step < cfg.total_steps:
+                last_eval = self._eval_and_log()      # stopped by a budget: evaluate where it stopped
+            self.save()
+        except KeyboardInterrupt:
+            # weights and counters agree unless the interrupt hit the SGD step itself
+            if not self._mid_update:
+                self.save()
+                bar.write(f"interrupted: checkpoint written at update {self.update}; continue with --resume")
+            raise
+        finally:
+            bar.close()
+            self.close()
+        return last_eval
+
+    def close(self) -> None:
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+def training_game_stats(results) -> dict:
+    """Learner score and win rate per opponent kind over the self-play games of one update."""
+    out: dict = {}
+    if not results:
+        return out
+    scores, by_kind = [], {}
+    for r in results:
+        seat = r.spec.learner_seat
+        ranks = [row["rank"] for row in r.scores]
+        scores.append(r.scores[seat]["total"])
+        win = 1.0 if ranks[seat] == 1 and ranks.count(1) == 1 else (0.5 if ranks[seat] == 1 else 0.0)
+        for s, kind in enumerate(r.spec.kinds):
+            if s != seat:
+                by_kind.setdefault(kind, []).append(win)
+    out["train/mean_score"] = float(np.mean(scores))
+    out["train/game_decisions"] = float(np.mean([r.decisions for r in results]))
+    for kind, wins in sorted(by_kind.items()):
+        out[f"train/win_rate_vs_{kind}"] = float(np.mean(wins))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# RNG state <-> plain containers (torch.load(weights_only=True) accepts only plain types)
+def _np_state_to_plain(state):
+    name, keys, pos, has_gauss, cached = state
+    return [name, torch.from_numpy(np.asarray(keys, dtype=np.int64)), int(pos), int(has_gauss), float(cached)]
+
+
+def _to_list(x):
+    return [_to_list(v) for v in x] if isinstance(x, tuple) else x
+
+
+def _to_tuple(x):
+    return tuple(_to_tuple(v) for v in x) if isinstance(x, list) else x
+
+
+def _np_state_from_plain(plain):
+    name, keys, pos, has_gauss, cached = plain
+    return (name, keys.numpy().astype(np.uint32), pos, has_gauss, cached)
+
+
+
+def run(config: PPOConfig, out_dir, resume: bool = False, overrides: dict | None = None,
+        max_updates: int | None = None, max_seconds: float | None = None, progress: bool = True,
+        tensorboard: bool = True) -> PPOTrainer:
+    """Start (or with ``resume`` continue) a run and train it; the command-line entry point."""
+    if resume:
+        trainer = PPOTrainer.resume(out_dir, overrides, progress=progress, tensorboard=tensorboard)
+    else:
+        trainer = PPOTrainer(config, out_dir, progress=progress, tensorboard=tensorboard)
+    trainer.train(max_updates=max_updates, max_seconds=max_seconds)
+    return trainer

@@ -1,0 +1,437 @@
+"""Vectorised self-play: many games stepped side by side on the engine, one forward pass per policy.
+
+``MatchRunner`` plays games whose seats are each controlled by a *controller*: the learner
+network, a frozen network (a past snapshot), or a fixed agent (random, heuristic). At every step
+it gathers the pending decision of each running game, groups them by controller, and answers
+each group at once (one batched forward pass per network). Decisions made by a *trained* seat
+become PPO samples; when a game ends, its outcome becomes the terminal reward of each trained
+seat's trajectory and GAE runs over that trajectory.
+
+Data collection steps the engine directly with the observation encoder (no PettingZoo layer):
+the environment adds nothing a trainer needs and costs a dict per step. Everything random here
+comes from one numpy Generator per collection, so a collection is a pure function of
+(weights, pool, seed): that is what makes ``--resume`` exact and subprocess workers reproducible.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from clans_env import Game, GameConfig
+from clans_env.engine.actions import NUM_ACTIONS
+from clans_env.env.rewards import final_rewards
+
+from .config import PPOConfig
+from .networks import PolicyValueNet
+
+LEARNER = "learner"
+
+
+# ------------------------------------------------------------------------------------------------
+# outcomes and rewards
+def seat_outcomes(scores: list[dict], kind: str, score_scale: float) -> np.ndarray:
+    """Terminal reward of every seat from ``Game.final_scores()`` rows: the environment's rewards
+    (``clans_env.env.rewards.final_rewards``) plus ``win+score``, the mean of win and score."""
+    if kind == "win+score":
+        win = np.asarray(final_rewards(scores, "win"), np.float32)
+        return 0.5 * (win + np.asarray(final_rewards(scores, "score", score_scale), np.float32))
+    return np.asarray(final_rewards(scores, kind, score_scale), np.float32)
+
+
+def relative(values: np.ndarray, seat: int) -> np.ndarray:
+    """Reorder per-seat values so index 0 is ``seat`` and index i the seat i places after it."""
+    return np.roll(values, -seat)
+
+
+# ------------------------------------------------------------------------------------------------
+# encoders
+def make_encoder(num_players: int):
+    """The project's observation encoder (``clans_env.encoding``) for ``num_players``."""
+    from clans_env.encoding import ObservationEncoder
+    return ObservationEncoder(num_players)
+
+
+def encode_batch(encoder, games: list, seats: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Observations [B, obs] (float32) and legal masks [B, NUM_ACTIONS] (bool) for a batch."""
+    obs = np.empty((len(games), encoder.size), dtype=np.float32)
+    mask = np.zeros((len(games), NUM_ACTIONS), dtype=bool)
+    for i, (g, seat) in enumerate(zip(games, seats)):
+        obs[i] = encoder.encode(g, seat)
+        mask[i, g.legal_actions()] = True
+    return obs, mask
+
+
+# ------------------------------------------------------------------------------------------------
+# fixed agents as controllers
+_HEURISTIC_WARNED = False
+
+
+def make_fixed_agent(kind: str, seed: int):
+    """A fixed opponent agent by kind ('random' or 'heuristic'), seeded."""
+    global _HEURISTIC_WARNED
+    if kind == "heuristic":
+        try:
+            from agents.heuristic import HeuristicAgent
+        except ImportError as e:
+            if not _HEURISTIC_WARNED:
+                warnings.warn(f"agents.heuristic is not available ({e}); heuristic opponents play randomly")
+                _HEURISTIC_WARNED = True
+        else:
+            return HeuristicAgent(seed=seed)
+    elif kind != "random":
+        raise ValueError(f"unknown fixed agent kind {kind!r}; valid: random, heuristic")
+    from agents import RandomAgent
+    return RandomAgent(seed=seed)
+
+
+def heuristic_available() -> bool:
+    try:
+        import agents.heuristic  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class GameSpec:
+    """One game to play: its seed and, per seat, a controller key and whether the seat trains.
+
+    Controller keys: ``"learner"`` (the network being trained / evaluated), ``"pool:<k>"`` (frozen
+    network k), ``"random"``, ``"heuristic"``."""
+    seed: int
+    controllers: list[str]
+    trained: list[bool]
+    learner_seat: int = 0
+    #: the opponent kind per seat as drawn (current / pool / random / heuristic), for statistics
+    kinds: list[str] = field(default_factory=list)
+
+
+@dataclass
+class GameResult:
+    spec: GameSpec
+    scores: list[dict]
+    outcomes: np.ndarray
+    decisions: int
+
+
+@dataclass
+class Rollout:
+    """PPO samples of one collection (all arrays have the same first dimension)."""
+    obs: np.ndarray          # [N, obs] float32
+    mask: np.ndarray         # [N, A] bool
+    actions: np.ndarray      # [N] int64
+    logp: np.ndarray         # [N] float32, log-prob under the behaviour policy
+    values: np.ndarray       # [N, P] float32, behaviour value predictions (relative seats)
+    advantages: np.ndarray   # [N] float32, GAE of the deciding seat
+    returns: np.ndarray      # [N] float32, GAE targets for value head 0
+    seat_targets: np.ndarray  # [N, P] float32, final outcome of every seat, relative to the decider
+    results: list            # GameResult per finished game
+    decisions: int           # all decisions played (every seat)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @staticmethod
+    def concat(parts: list["Rollout"]) -> "Rollout":
+        return Rollout(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                         ("obs", "mask", "actions", "logp", "values", "advantages", "returns", "seat_targets")),
+                       results=[r for p in parts for r in p.results], decisions=sum(p.decisions for p in parts))
+
+
+def gae(values: np.ndarray, final_reward: float, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE(lambda) over one seat's trajectory whose only reward arrives after its last decision."""
+    T = len(values)
+    adv = np.zeros(T, dtype=np.float32)
+    last = 0.0
+    for t in range(T - 1, -1, -1):
+        if t == T - 1:
+            delta = final_reward - values[t]
+        else:
+            delta = gamma * values[t + 1] - values[t]
+        last = delta + gamma * lam * last
+        adv[t] = last
+    return adv, adv + values.astype(np.float32)
+
+
+class _Slot:
+    """One running game: the game, its spec, the fixed agents by seat, and per trained seat the
+    indices of its samples (its trajectory)."""
+
+    __slots__ = ("game", "spec", "agents", "trajectories", "decisions")
+
+    def __init__(self, game: Game, spec: GameSpec, agents: dict, trajectories: dict):
+        self.game = game
+        self.spec = spec
+        self.agents = agents
+        self.trajectories = trajectories
+        self.decisions = 0
+
+
+class MatchRunner:
+    """Plays batches of games with networks and agents as controllers (see module docstring)."""
+
+    def __init__(self, num_players: int, encoder, nets: dict, game_options: dict | None = None,
+                 greedy: dict | None = None):
+        self.num_players = num_players
+        self.encoder = encoder
+        self.nets = nets                   # controller key -> PolicyValueNet
+        self.greedy = greedy or {}         # controller key -> bool (default: sample)
+        self.game_options = dict(game_options or {})
+
+    def _new_game(self, spec: GameSpec) -> Game:
+        return Game(GameConfig(num_players=self.num_players, seed=int(spec.seed), **self.game_options))
+
+    def play(self, next_spec, num_slots: int, rng: np.random.Generator, gamma: float = 1.0, lam: float = 0.95,
+             reward: str = "win+score", score_scale: float = 40.0, progress=None) -> Rollout:
+        """Play games from ``next_spec(samples_so_far)`` (a GameSpec, or None to stop starting games)
+        on ``num_slots`` slots until every started game has finished. ``progress(samples)`` is
+        called after each finished game."""
+        P = self.num_players
+        slots: list[_Slot | None] = [None] * num_slots
+        obs_buf, mask_buf, act_buf, logp_buf, val_buf = [], [], [], [], []
+        adv_buf: list = []
+        ret_buf: list = []
+        seat_buf: list = []
+        results: list[GameResult] = []
+        decisions = 0
+        stopped = False
+
+        def fill():
+            nonlocal stopped
+            for i in range(num_slots):
+                if slots[i] is None and not stopped:
+                    spec = next_spec(len(act_buf))
+                    if spec is None:
+                        stopped = True
+                        return
+                    agents = {seat: make_fixed_agent(key, int(rng.integers(2**31)))
+                              for seat, key in enumerate(spec.controllers) if key in ("random", "heuristic")}
+                    slots[i] = _Slot(self._new_game(spec), spec, agents,
+                                     {s: [] for s in range(P) if spec.trained[s]})
+
+        fill()
+        while any(s is not None for s in slots):
+            groups: dict[str, list[int]] = {}
+            for i, slot in enumerate(slots):
+                if slot is not None:
+                    groups.setdefault(slot.spec.controllers[slot.game.current_player], []).append(i)
+            chosen: dict[int, int] = {}
+            for key, idx in groups.items():
+                if key not in self.nets:
+                    for i in idx:
+                        g = slots[i].game
+                        chosen[i] = int(slots[i].agents[g.current_player].act(g))
+                    continue
+                # a forced move (one legal action) teaches nothing and needs no forward pass
+                asked = []
+                for i in idx:
+                    legal = slots[i].game.legal_actions()
+                    if len(legal) == 1:
+                        chosen[i] = legal[0]
+                    else:
+                        asked.append(i)
+                if not asked:
+                    continue
+                games = [slots[i].game for i in asked]
+                seats = [g.current_player for g in games]
+                obs, mask = encode_batch(self.encoder, games, seats)
+                actions, logp, values = self.nets[key].act(obs, mask, rng=rng, greedy=self.greedy.get(key, False))
+                for j, i in enumerate(asked):
+                    a = int(actions[j])
+                    chosen[i] = a
+                    traj = slots[i].trajectories.get(seats[j])
+                    if traj is not None:          # a trained seat: the decision becomes a sample
+                        traj.append(len(act_buf))
+                        obs_buf.append(obs[j])
+                        mask_buf.append(mask[j])
+                        act_buf.append(a)
+                        logp_buf.append(logp[j])
+                        val_buf.append(values[j])
+                        adv_buf.append(0.0)
+                        ret_buf.append(0.0)
+                        seat_buf.append(None)
+            for i, a in chosen.items():
+                slot = slots[i]
+                g = slot.game
+                g.apply(a)
+                slot.decisions += 1
+                decisions += 1
+                if not g.is_terminal():
+                    continue
+                scores = g.final_scores()
+                outcomes = seat_outcomes(scores, reward, score_scale)
+                for seat, traj in slot.trajectories.items():
+                    if not traj:
+                        continue
+                    v = np.array([val_buf[k][0] for k in traj], dtype=np.float32)
+                    adv, ret = gae(v, float(outcomes[seat]), gamma, lam)
+                    rel = relative(outcomes, seat)
+                    for t, k in enumerate(traj):
+                        adv_buf[k] = adv[t]
+                        ret_buf[k] = ret[t]
+                        seat_buf[k] = rel
+                results.append(GameResult(slot.spec, scores, outcomes, slot.decisions))
+                if progress is not None:
+                    progress(len(act_buf))
+                slots[i] = None
+            fill()
+
+        n = len(act_buf)
+        A = NUM_ACTIONS
+        return Rollout(
+            obs=np.stack(obs_buf) if n else np.zeros((0, self.encoder.size), np.float32),
+            mask=np.stack(mask_buf) if n else np.zeros((0, A), bool),
+            actions=np.array(act_buf, dtype=np.int64),
+            logp=np.array(logp_buf, dtype=np.float32),
+            values=np.stack(val_buf).astype(np.float32) if n else np.zeros((0, P), np.float32),
+            advantages=np.array(adv_buf, dtype=np.float32),
+            returns=np.array(ret_buf, dtype=np.float32),
+            seat_targets=np.stack(seat_buf).astype(np.float32) if n else np.zeros((0, P), np.float32),
+            results=results, decisions=decisions)
+
+
+# ------------------------------------------------------------------------------------------------
+# self-play collection
+class OpponentSampler:
+    """Draws, per game, the learner's seat and a controller for every other seat."""
+
+    def __init__(self, config: PPOConfig, pool_size_now: int, have_heuristic: bool):
+        self.config = config
+        self.pool_n = pool_size_now
+        weights = {k: float(config.opponent_weights.get(k, 0.0)) for k in ("current", "pool", "random", "heuristic")}
+        if self.pool_n == 0:
+            # no snapshot yet: the pool's share plays the current learner instead
+            weights["current"] += weights.pop("pool")
+        if not have_heuristic:
+            weights["random"] += weights.pop("heuristic")
+        self.kinds = [k for k, w in weights.items() if w > 0]
+        w = np.array([weights[k] for k in self.kinds])
+        self.p = w / w.sum()
+        if config.pool_sampling == "recent" and self.pool_n:
+            pw = np.arange(1, self.pool_n + 1, dtype=np.float64)
+        else:
+            pw = np.ones(self.pool_n)
+        self.pool_p = pw / pw.sum() if self.pool_n else None
+
+    def sample(self, rng: np.random.Generator) -> GameSpec:
+        P = self.config.num_players
+        learner_seat = int(rng.integers(P))
+        controllers, trained, kinds = [], [], []
+        for seat in range(P):
+            if seat == learner_seat:
+                controllers.append(LEARNER)
+                trained.append(True)
+                kinds.append("learner")
+                continue
+            kind = self.kinds[int(rng.choice(len(self.kinds), p=self.p))]
+            kinds.append(kind)
+            if kind == "current":
+                controllers.append(LEARNER)
+                trained.append(self.config.train_on_mirror)
+            elif kind == "pool":
+                controllers.append(f"pool:{int(rng.choice(self.pool_n, p=self.pool_p))}")
+                trained.append(False)
+            else:
+                controllers.append(kind)
+                trained.append(False)
+        return GameSpec(seed=int(rng.integers(2**31)), controllers=controllers, trained=trained,
+                        learner_seat=learner_seat, kinds=kinds)
+
+
+def collect(config: PPOConfig, encoder, learner: PolicyValueNet, pool: list[PolicyValueNet], seed,
+            target_samples: int, num_slots: int, have_heuristic: bool | None = None, progress=None) -> Rollout:
+    """Self-play games until at least ``target_samples`` learner decisions were recorded.
+
+    A pure function of (weights, pool, seed): ``seed`` may be an int or a numpy SeedSequence."""
+    rng = np.random.default_rng(seed)
+    if have_heuristic is None:
+        have_heuristic = heuristic_available()
+    sampler = OpponentSampler(config, len(pool), have_heuristic)
+    nets = {LEARNER: learner, **{f"pool:{k}": net for k, net in enumerate(pool)}}
+    runner = MatchRunner(config.num_players, encoder, nets, config.game_options)
+
+    def next_spec(samples_so_far):
+        return sampler.sample(rng) if samples_so_far < target_samples else None
+
+    return runner.play(next_spec, num_slots, rng, gamma=config.gamma, lam=config.gae_lambda, reward=config.reward,
+                       score_scale=config.score_scale, progress=progress)
+
+
+# ------------------------------------------------------------------------------------------------
+# subprocess workers
+def _worker_main(conn, config_dict: dict, arch: dict, have_heuristic: bool, torch_threads: int) -> None:
+    torch.set_num_threads(torch_threads)
+    config = PPOConfig.from_dict(config_dict)
+    encoder = make_encoder(config.num_players)
+    learner = PolicyValueNet.from_arch(arch).eval()
+    pool: list[PolicyValueNet] = []
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            break
+        learner_state, pool_states, seed, target, slots = msg
+        learner.load_state_dict(learner_state)
+        while len(pool) < len(pool_states):
+            pool.append(PolicyValueNet.from_arch(arch).eval())
+        del pool[len(pool_states):]
+        for net, st in zip(pool, pool_states):
+            net.load_state_dict(st)
+        try:
+            conn.send(collect(config, encoder, learner, pool, seed, target, slots, have_heuristic))
+        except Exception as e:  # report, never hang the trainer
+            conn.send(e)
+    conn.close()
+
+
+class WorkerPool:
+    """N subprocesses that each collect a share of an update's games (``workers`` config field).
+
+    Each worker gets the current weights every update and its own seed (a child of the update's
+    SeedSequence), so results are reproducible for a fixed number of workers."""
+
+    def __init__(self, config: PPOConfig, arch: dict):
+        ctx = mp.get_context("spawn")
+        have_heuristic = heuristic_available()
+        self.conns, self.procs = [], []
+        for _ in range(config.workers):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(child, config.to_dict(), arch, have_heuristic, 1),
+                               daemon=True)
+            proc.start()
+            child.close()
+            self.conns.append(parent)
+            self.procs.append(proc)
+
+    def collect(self, config: PPOConfig, learner: PolicyValueNet, pool: list[PolicyValueNet],
+                seed: np.random.SeedSequence, target: int) -> Rollout:
+        W = len(self.conns)
+        state = {k: v.detach().clone() for k, v in learner.state_dict().items()}
+        pool_states = [net.state_dict() for net in pool]
+        children = seed.spawn(W)
+        base, extra = divmod(config.num_envs, W)
+        for w, conn in enumerate(self.conns):
+            conn.send((state, pool_states, children[w], -(-target // W), base + (w < extra)))
+        parts = []
+        for conn in self.conns:
+            part = conn.recv()
+            if isinstance(part, Exception):
+                raise RuntimeError(f"a self-play worker failed: {part!r}") from part
+            parts.append(part)
+        return Rollout.concat(parts)
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(None)
+                conn.close()
+            except (OSError, BrokenPipeError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
