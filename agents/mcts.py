@@ -28,8 +28,9 @@ Design
   with its share of the simulations, its own seed) and sums their root statistics.
 * **Budget** by simulations (``sims``) or wall-clock seconds (``seconds``).
 
-Trade actions are thinned the same way the heuristic thins them (quantities 1-4 and the
-maximum for one Good and direction) to keep the branching factor of the main decision sane.
+Below the root, Trade actions are thinned the same way the heuristic thins them (quantities
+1-4 and the maximum for one Good and direction) and a placement considers its cheapest few
+spaces, to keep the branching factor sane (the root keeps every space of a placement).
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from clans_env.engine.state import GAME_OVER
+from clans_env.engine.actions import SPACE
+from clans_env.engine.state import GAME_OVER, K_PLACE
 
 from .base import Agent
 from .heuristic import (DEFAULT_WEIGHTS, HeuristicAgent, candidate_actions, complete_follow_ups, estimate_final_vp,
@@ -97,13 +99,14 @@ class MCTSAgent(Agent):
     reuse: keep the subtree of the actions played since the previous decision.
     workers: root parallelism over this many processes (1 = in-process).
     top_k: search only the k best root actions by the heuristic's one-step values (0 = all).
+    fpu: first-play urgency reduction (None: try every action once before any twice).
     """
 
     name = "mcts"
 
     def __init__(self, sims: int = 200, seconds: float | None = None, c: float = 0.2, rollout: str = "random",
                  depth: int = 0, scale: float = 5.0, reuse: bool = True, workers: int = 1, top_k: int = 0,
-                 seed: int | None = None):
+                 fpu: float | None = None, seed: int | None = None):
         super().__init__(seed)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES} (got {rollout!r})")
@@ -123,6 +126,7 @@ class MCTSAgent(Agent):
         self.reuse = bool(reuse)
         self.workers = int(workers)
         self.top_k = int(top_k)
+        self.fpu = None if fpu is None else float(fpu)
         self._heuristic = HeuristicAgent(seed=seed)
         self._root: Node | None = None
         self._root_history: list[int] = []
@@ -168,7 +172,7 @@ class MCTSAgent(Agent):
         public = hidden_order_removed(game)
         order = self.root_actions(public, legal)
         sims = search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-                      order)
+                      order, self.fpu)
         elapsed = time.perf_counter() - t0
         action = best_action(root, order, game.current_player)
         self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.visits,
@@ -189,7 +193,7 @@ class MCTSAgent(Agent):
         root = Node(game.num_players)
         public = hidden_order_removed(game)
         search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-               self.root_actions(public, public.legal_actions()))
+               self.root_actions(public, public.legal_actions()), self.fpu)
         return {a: ch.visits for a, ch in root.children.items()}
 
     def _reused_root(self, game) -> Node:
@@ -219,7 +223,7 @@ class MCTSAgent(Agent):
         public = hidden_order_removed(game)
         order = self.root_actions(public, public.legal_actions())
         futures = [self._pool.submit(_worker_search, public, s, sims, self.seconds, self.c, self.rollout, self.depth,
-                                     self.scale, order) for s in seeds]
+                                     self.scale, order, self.fpu) for s in seeds]
         visits: dict[int, int] = {}
         values: dict[int, float] = {}
         total = 0
@@ -245,9 +249,9 @@ def hidden_order_removed(game):
     return g
 
 
-def _worker_search(game, seed, sims, seconds, c, rollout, depth, scale, order):
+def _worker_search(game, seed, sims, seconds, c, rollout, depth, scale, order, fpu):
     root = Node(game.num_players)
-    n = search(game, root, random.Random(seed), sims, seconds, c, rollout, depth, scale, order)
+    n = search(game, root, random.Random(seed), sims, seconds, c, rollout, depth, scale, order, fpu)
     p = game.current_player
     return {a: (ch.visits, ch.value[p]) for a, ch in root.children.items()}, n
 
@@ -264,12 +268,30 @@ def best_action(root: Node, legal: list[int], player: int) -> int:
     return best
 
 
+#: placements considered below the root: the cheapest few spaces (as in the heuristic's own
+#: lookahead); the root's placement decision itself considers every space
+PLACE_WIDTH = 4
+
+
+def tree_candidates(state, legal: list[int]) -> list[int]:
+    """Actions a tree node below the root considers: Trade quantities thinned, and only the
+    ``PLACE_WIDTH`` cheapest spaces of a placement (so an ``expand:<unit>`` child is valued by
+    sensible placements rather than averaged over every space on the map)."""
+    if state.stack[-1][0] == K_PLACE and len(legal) > PLACE_WIDTH:
+        cost = state.topo.cost
+        return sorted(legal, key=lambda a: (cost[a - SPACE], a))[:PLACE_WIDTH]
+    return candidate_actions(state, legal)
+
+
 def search(game, root: Node, rng: random.Random, sims: int | None, seconds: float | None, c: float,
-           rollout: str, depth: int, scale: float, root_actions: list[int] | None = None) -> int:
+           rollout: str, depth: int, scale: float, root_actions: list[int] | None = None,
+           fpu: float | None = None) -> int:
     """Run MCTS iterations from ``game`` into ``root``; returns the number of simulations.
 
     root_actions: the root's candidate actions in the order to try them (default: all
-    candidates, tried in random order)."""
+    candidates, tried in random order).
+    fpu: first-play urgency: an untried action scores the node's mean value minus ``fpu``
+    (None: every action is tried once before any is tried twice)."""
     n_players = game.num_players
     centre = estimate_final_vp(game)[0] if n_players == 1 else SOLO_CENTRE
     deadline = time.perf_counter() + seconds if seconds is not None else None
@@ -303,25 +325,31 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
             children = node.children
             if node is root and root_actions is not None:
                 cands = root_actions
-                fresh = [a for a in cands if a not in children][:1]
+                fresh = [a for a in cands if a not in children][:1]      # best first
             else:
-                cands = candidate_actions(state, legal)
+                cands = tree_candidates(state, legal)
                 fresh = [a for a in cands if a not in children]
-            if fresh:
-                a = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
-                child = children[a] = Node(n_players)
-                expanded = True
-            else:
+            a = child = None
+            if not fresh or fpu is not None:
+                # UCT among the children tried so far; with first-play urgency an untried
+                # action competes with the score "parent's mean - fpu" instead of always
+                # going first, so wide nodes (an opponent's 40 replies) need not try them all
                 p = state.current_player
                 parent_log = log(node.visits + 1)
                 best_score = -1.0
-                a = cands[0]
-                child = None
                 for b in cands:
-                    ch = children[b]
-                    score = ch.value[p] / ch.visits + c * sqrt(parent_log / ch.visits) if ch.visits else 1e9
+                    ch = children.get(b)
+                    if ch is None:
+                        continue
+                    score = ch.value[p] / ch.visits + c * sqrt(parent_log / ch.visits)
                     if score > best_score:
                         best_score, a, child = score, b, ch
+                if fresh and node.visits and node.value[p] / node.visits - fpu > best_score:
+                    a = child = None
+            if a is None:
+                a = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
+                child = children[a] = Node(n_players)
+                expanded = True
             state.apply(a)
             node = child
             path.append(node)

@@ -1,10 +1,10 @@
 """Environment speed: PettingZoo steps per second against the bare engine, in the same run.
 
-Both loops play the same games: the same seeds and the same uniformly random choice among the
+All loops play the same games: the same seeds and the same uniformly random choice among the
 legal actions (the engine's ``legal_actions()`` list, or the indices set in the env's
 ``action_mask``, which are the same sorted list), so every env step has an engine twin. Timing
-alternates engine and env batches and keeps the best batch of each (least disturbed by other
-processes on the machine).
+alternates engine and env batches, measures CPU time of this thread (``time.thread_time``, so
+time the OS gives to other processes does not count) and keeps the best batch of each.
 
     python benchmarks/env_speed.py                  # 2 and 4 players, 20 games per batch
     python benchmarks/env_speed.py --players 1 2 3 4 --games 40 --repeats 5
@@ -14,7 +14,7 @@ Columns:
   env steps/s      env(): last() (observation + mask) + random pick from the mask + step()
   raw env steps/s  the same loop on raw_env() (no PettingZoo wrappers)
   encode us        ObservationEncoder.encode for the player to move (alone)
-  mask us          building the int8 action mask from legal_actions() (alone)
+  mask us          building the int8 action mask from legal_actions() (alone, as observe() does)
   env / engine     cost per step of env() relative to the bare engine (target: <= 2)
 """
 from __future__ import annotations
@@ -28,8 +28,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from clans_env import Game, GameConfig
-from clans_env.encoding import ObservationEncoder
-from clans_env.engine.actions import NUM_ACTIONS
+from clans_env.encoding import ObservationEncoder, action_mask
 from clans_env.env.aec import env as make_env
 from clans_env.env.aec import raw_env
 
@@ -41,8 +40,7 @@ def engine_batch(num_players: int, seeds) -> tuple[int, float]:
         rng = np.random.default_rng(seed)
         game = Game(GameConfig(num_players=num_players, seed=seed))
         while not game.is_terminal():
-            legal = game.legal_actions()
-            legal.sort()              # the mask's order (a few decisions list "done" last)
+            legal = game.legal_actions()          # sorted, like the indices set in a mask
             game.apply(legal[rng.integers(len(legal))])
             steps += 1
     return steps, time.thread_time() - start
@@ -65,9 +63,20 @@ def env_batch(environment, seeds) -> tuple[int, float]:
     return steps, time.thread_time() - start
 
 
+def timer_overhead() -> float:
+    """Seconds one ``thread_time()`` reading adds to an interval (subtracted from per-call costs)."""
+    gaps = []
+    for _ in range(2000):
+        t0 = time.thread_time()
+        gaps.append(time.thread_time() - t0)
+    return float(np.median(gaps))
+
+
 def component_costs(num_players: int, seeds) -> tuple[float, float]:
-    """Microseconds per observation encoding and per mask, over the positions of the games."""
+    """Microseconds per observation encoding and per mask, over the positions of the games (timed
+    one call at a time inside the game loop, as an environment calls them)."""
     encoder = ObservationEncoder(num_players)
+    overhead = timer_overhead()
     t_encode = t_mask = 0.0
     count = 0
     for seed in seeds:
@@ -78,15 +87,14 @@ def component_costs(num_players: int, seeds) -> tuple[float, float]:
             t0 = time.thread_time()
             encoder.encode(game, seat)
             t1 = time.thread_time()
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-            mask[game.legal_actions()] = 1
+            action_mask(game.legal_actions())
             t2 = time.thread_time()
             t_encode += t1 - t0
             t_mask += t2 - t1
             count += 1
-            legal = sorted(game.legal_actions())
+            legal = game.legal_actions()
             game.apply(legal[rng.integers(len(legal))])
-    return 1e6 * t_encode / count, 1e6 * t_mask / count
+    return 1e6 * (t_encode / count - overhead), 1e6 * (t_mask / count - overhead)
 
 
 def measure(num_players: int, games: int, repeats: int, progress) -> dict:
@@ -132,7 +140,7 @@ def main(argv=None) -> list[dict]:
         table.add_row(str(r["players"]), f"{r['steps'] / args.games:.0f}", f"{r['engine_sps']:,.0f}",
                       f"{r['env_sps']:,.0f}", f"{r['raw_sps']:,.0f}", f"{r['engine_us']:.1f}",
                       f"{r['encode_us']:.1f}", f"{r['mask_us']:.1f}", f"{r['ratio']:.2f}x", f"{r['raw_ratio']:.2f}x")
-    Console().print(table)
+    Console(width=160).print(table)
     return rows
 
 

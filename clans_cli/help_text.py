@@ -120,7 +120,8 @@ SECTION_HELP: dict[str, str] = {
     "done": "done - finish the current step / decline an optional bonus",
     "trade": "trade:<buy|sell>:<good>:<qty> - e.g. trade:buy:whisky:2",
     "take_contract": "take_contract:<box> - obtain the Export contract in that display box (0..5)",
-    "expand": "expand:<unit> - deploy a sheep, cow, field, cheese_dairy, bakery, distillery, woodcutter, miner",
+    "expand": "expand:<unit> - deploy a sheep, cow, field, cheese_dairy, bakery, distillery, woodcutter, miner "
+              "(fisherman: Clan MacDonald)",
     "space": "space:<label> - a map space, e.g. space:A3.4 (module A, local row 3, cell 4)",
     "upgrade_shipping": "upgrade_shipping - one Shipping level further",
     "upgrade_tech": "upgrade_tech:<woodcutter|miner> - flip a Technology tile",

@@ -88,8 +88,8 @@ def add_benchmark_parser(subparsers) -> argparse.ArgumentParser:
     which = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     which.required = True
     s = which.add_parser("strength", help="heuristic vs random, mcts vs heuristic (2 players) and solo means")
-    s.add_argument("--games", type=int, default=100, help="heuristic vs random games (default 100)")
-    s.add_argument("--mcts-games", type=int, default=40, help="mcts vs heuristic games (default 40)")
+    s.add_argument("--games", type=int, default=100, help="heuristic vs random games (default 100; 0 = skip)")
+    s.add_argument("--mcts-games", type=int, default=40, help="mcts vs heuristic games (default 40; 0 = skip)")
     s.add_argument("--mcts", default="mcts:sims=200", help="the MCTS spec (default mcts:sims=200)")
     s.add_argument("--solo-games", type=int, default=50, help="solo games per agent (default 50; 0 = skip)")
     s.add_argument("--solo-agents", default="random;heuristic;mcts:sims=200",
@@ -126,7 +126,8 @@ def run_strength_cmd(args) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(B.format_head_to_head(B.head_to_head("heuristic", "random", args.games, args.seed, args.workers)))
+    if args.games:
+        print(B.format_head_to_head(B.head_to_head("heuristic", "random", args.games, args.seed, args.workers)))
     if args.mcts_games:
         print(B.format_head_to_head(B.head_to_head(args.mcts, "heuristic", args.mcts_games, args.seed + 1,
                                                    args.workers)))

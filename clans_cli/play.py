@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from typing import TextIO
 
@@ -315,6 +316,12 @@ def status_line(game: Game, p: int) -> Text:
                 f"{pl.open_contracts or 'none'}", style="dim")
 
 
+def choice_meaning(decision_text: str, k: int) -> str | None:
+    """What ``choose:k`` stands for, when the decision text lists ``choose:k=...`` options."""
+    m = re.search(rf"choose:{k}\s*=\s*(.*?)(?=[;,]\s*choose:\d+\s*=|$)", decision_text)
+    return m.group(1).strip().rstrip(".;,") if m else None
+
+
 def annotate(game: Game, action: int) -> str:
     """The action's name plus facts that help a person choose (costs, contract contents)."""
     s = game.action_to_string(action)
@@ -325,6 +332,10 @@ def annotate(game: Game, action: int) -> str:
         land = _land_letters(b.land[off])
         cost = placement_cost(game, frame[1], frame[2], off, free_land=(frame[3] == PLACE_FREE))
         s += f" (pay £{cost}; land {land or 'loch'} £{b.cost[off]})"
+    elif name == "choose" and game.stack:
+        meaning = choice_meaning(game.decision_text(), off)
+        if meaning:
+            s += f" = {meaning}"
     elif name == "fulfil":
         pl = game.players[game.current_player]
         if off < len(pl.open_contracts):
@@ -441,6 +452,10 @@ class PlaySession:
             self.plain("Input ended before the game finished." +
                        (f" Saved to {self.save_path}." if self.save_path else ""), "yellow")
             return 1
+        except KeyboardInterrupt:
+            self._autosave()
+            self.plain("\nInterrupted." + (f" Saved to {self.save_path}." if self.save_path else ""), "yellow")
+            return 130
         self._game_over()
         return 0
 
@@ -473,7 +488,12 @@ class PlaySession:
             raise RuntimeError(f"agent {self.names[p]!r} returned {action!r}, which is not a legal action for "
                                f"the '{kind}' decision")
         text = g.action_to_string(action)
-        self.say(Text.assemble("  ", self.seat(p), f"  {kind}: ", (text, "bold")))
+        line = Text.assemble("  ", self.seat(p), f"  {kind}: ", (text, "bold"))
+        section, offset = A.section_of(action)
+        if section == "choose":      # a menu answer means little without its question
+            meaning = choice_meaning(g.decision_text(), offset)
+            line.append(f" = {meaning}" if meaning else f"  ({g.decision_text()[:70]})", style="dim")
+        self.say(line)
         self._apply(action)
         self._show_full = True
 

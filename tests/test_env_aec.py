@@ -42,6 +42,13 @@ def test_pettingzoo_api_test(n):
     api_test(clans_env.env(num_players=n), num_cycles=200)
 
 
+@pytest.mark.parametrize("options", [{"clan_selection": "draft", "kickstarter": True}, {"clan_selection": "auction"},
+                                     {"tighter_map": True, "static_imports": True}])
+def test_pettingzoo_api_test_with_variants(options):
+    """Tests: the API test also passes with clans (draft, auction), Kickstarter and variants."""
+    api_test(clans_env.env(num_players=3, **options), num_cycles=200)
+
+
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_pettingzoo_seed_test(n):
     """Tests: pettingzoo.test.seed_test passes for 1, 2, 3 and 4 players."""

@@ -161,6 +161,10 @@ def test_bad_opponents_and_options_are_explained():
         SingleAgentEnv(num_players=2, illegal_action="ignore")
     with pytest.raises(ValueError, match="win"):
         SingleAgentEnv(num_players=2, reward="elo")
+    with pytest.raises(ValueError, match="reset"):
+        SingleAgentEnv(num_players=2, seed=3)
+    with pytest.raises(ValueError, match="clan_selection"):
+        SingleAgentEnv(num_players=2, clan_selection="lottery")
 
 
 def test_illegal_opponent_move_names_the_opponent():

@@ -216,6 +216,9 @@ def test_tiny_training_run_checkpoint_loads_and_plays_legal_moves(tmp_path, enco
     assert [r["update"] for r in rows if "kind" not in r] == [1, 2, 3]
     assert all(math.isfinite(r["policy_loss"]) and math.isfinite(r["value_loss"]) for r in rows if "kind" not in r)
     assert len(list((out / "pool").iterdir())) == 2                      # pool_size snapshots kept
+    from agents import registry
+    made = registry.make(f"ppo:path={out / 'model.pt'},greedy=0,seed=3")   # the tournament spec
+    assert isinstance(made, PPOAgent) and not made.greedy
     for greedy, decisions in ((True, 10_000), (False, 40)):      # a whole greedy game, a sampled opening
         agent = PPOAgent(out / "model.pt", greedy=greedy, seed=5)
         g = Game(GameConfig(num_players=2, seed=21))

@@ -134,9 +134,10 @@ def plot_training_curve(log_path, png_path, title: str | None = None) -> None:
     ax2.set_ylabel("final VP")
     ax2.set_title("mean final score")
     ax2.legend(loc="lower right", fontsize=8)
-    hours = updates[-1].get("elapsed_s", 0) / 3600
-    fig.suptitle(title or f"masked PPO self-play: {updates[-1]['global_step']:,} steps, "
-                          f"{updates[-1]['update']} updates, {hours:.2f} h")
+    last = updates[-1]
+    cpu = f", {last['cpu_s'] / 3600:.2f} h CPU" if "cpu_s" in last else ""
+    fig.suptitle(title or f"masked PPO self-play: {last['global_step']:,} learner steps, {last['update']} updates, "
+                          f"{last.get('elapsed_s', 0) / 3600:.2f} h wall{cpu}")
     fig.tight_layout()
     png_path = os.fspath(png_path)
     tmp = os.path.join(os.path.dirname(os.path.abspath(png_path)), ".tmp-" + os.path.basename(png_path))

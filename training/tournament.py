@@ -401,10 +401,12 @@ def plot_ratings(result: TournamentResult, path) -> None:
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 2]})
     xs = list(range(1, len(result.rating_history) + 1))
+    colours = {}
     for name in result.agents:
         mu = [h[name][0] for h in result.rating_history]
         sd = [h[name][1] for h in result.rating_history]
         line, = ax.plot(xs, mu, label=name)
+        colours[name] = line.get_color()
         ax.fill_between(xs, [m - s for m, s in zip(mu, sd)], [m + s for m, s in zip(mu, sd)],
                         color=line.get_color(), alpha=0.15)
     ax.set_xlabel("games played")
@@ -414,9 +416,11 @@ def plot_ratings(result: TournamentResult, path) -> None:
     names = [s["agent"] for s in result.standings]
     ordinals = [s["ordinal"] for s in result.standings]
     wr = [s["win_rate"] for s in result.standings]
-    bars = bx.barh(names[::-1], ordinals[::-1], color="tab:blue")
+    bars = bx.barh(names[::-1], ordinals[::-1], color=[colours[n] for n in names[::-1]])
+    bx.axvline(0, color="black", linewidth=0.6)
     for b, rate in zip(bars, wr[::-1]):
-        bx.text(b.get_width(), b.get_y() + b.get_height() / 2, f"  win {rate:.0%}", va="center", fontsize=8)
+        bx.text(max(b.get_width(), 0), b.get_y() + b.get_height() / 2, f"  win {rate:.0%}", va="center",
+                fontsize=8)
     bx.set_xlabel("ordinal (mu - 3 sigma)")
     bx.set_title("Final ratings")
     fig.tight_layout()

@@ -9,7 +9,8 @@ play any seat.
 The vector is four segments, in this order:
 
 1. ``map.*``: planes of 128 values, one per space id (``clans_env.engine.board``): static land
-   facts, occupancy, reach, the space named by the pending decision, the unit type on each space.
+   facts, empty / covered spaces, the space named by the pending decision, each player's units and
+   reach, the unit type on each space.
    ``vector[:encoder.num_map_planes * 128].reshape(-1, 128)`` is a feature-major map for
    convolutional or graph encoders.
 2. global: round, phase, market, import track, Scoring and Port tiles, Starting tile offers and
@@ -145,21 +146,31 @@ class _Segment:
         self.num_low = np.asarray(lo, np.float32)
         self.num_high = np.asarray(hi, np.float32)
         self.num_signed = bool(lo) and min(lo) < 0
+        self.scale_rows = (inv, lo, hi)
 
     def scale(self, numbers) -> np.ndarray:
-        """The segment's raw numbers (in registration order) as value / scale, clipped to the bounds."""
-        v = np.asarray(numbers, np.float32)
-        np.multiply(v, self.num_inv, out=v)
-        np.minimum(v, self.num_high, out=v)
-        if self.num_signed:
-            np.maximum(v, self.num_low, out=v)
-        return v
+        """The segment's raw numbers (in registration order) as value / scale, clipped to the bounds.
+
+        Plain Python arithmetic and one conversion: a handful of small numpy calls costs more than
+        this when the interpreter has just been busy in the engine (cold caches)."""
+        out = []
+        for x, inv, low, high in zip(numbers, self.scale_rows[0], self.scale_rows[1], self.scale_rows[2]):
+            v = x * inv
+            out.append(high if v > high else low if v < low else v)
+        return np.array(out, np.float32)
+
+
+def _unpack(masks) -> np.ndarray:
+    """Bit sets over the 128 spaces as consecutive 0/1 planes (uint8)."""
+    raw = b"".join(mask.to_bytes(16, "little") for mask in masks)
+    return np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")
 
 
 def _remember(memo: dict, key, value: np.ndarray) -> np.ndarray:
+    """Store a memoised part. Parts only ever reach callers through ``np.concatenate`` (a copy),
+    so they are never modified after this."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
-    value.flags.writeable = False          # shared by later observations: never modified in place
     memo[key] = value
     return value
 
@@ -194,20 +205,17 @@ class ObservationEncoder:
             m.add(f"map.{name}", NUM_SPACES, 0, 1, desc)
         m.add("map.empty", NUM_SPACES, 0, 1, "active space with no unit on it and not covered")
         m.add("map.blocked", NUM_SPACES, 0, 1, "covered space (Tighter Game Map)")
-        for who in self.player_names:
-            m.add(f"map.occupant.{who}", NUM_SPACES, 0, 1, f"a unit of {who} stands here")
-        for who in self.player_names:
-            m.add(f"map.reach.{who}", NUM_SPACES, 0, 1,
-                  f"neighbouring or within Shipping reach of a unit of {who} (Expand targets, Port use)")
         m.add("map.decision_space", NUM_SPACES, 0, 1,
               "space(s) named by the pending decision (Port tile 7: the unit being exchanged, units already exchanged)")
+        for who in self.player_names:       # player-major, so that each player's two planes are one part
+            m.add(f"map.occupant.{who}", NUM_SPACES, 0, 1, f"a unit of {who} stands here")
+            m.add(f"map.reach.{who}", NUM_SPACES, 0, 1,
+                  f"neighbouring or within Shipping reach of a unit of {who} (Expand targets, Port use)")
         for u in D.UNITS:
             m.add(f"map.unit.{u}", NUM_SPACES, 0, 1, f"a {u} stands here (any player)")
         m.finish()
         self._map = m
         self.num_map_planes = m.size // NUM_SPACES
-        self._bits_offset = m.offsets["map.empty"]
-        self._units_offset = m.offsets[f"map.unit.{D.UNITS[0]}"]
 
         # ---- 2. global -------------------------------------------------------------------------------
         g = _Segment(self)
@@ -299,7 +307,8 @@ class ObservationEncoder:
         self._memo_player: dict = {}
         self._memo_decision: dict = {}
         self._memo_imports: dict = {}
-        self._memo_numbers: dict = {}
+        self._memo_global_numbers: dict = {}
+        self._memo_player_numbers: dict = {}
 
     # ---- segments ----------------------------------------------------------------------------------
     def _static_planes(self, board) -> np.ndarray:
@@ -316,7 +325,7 @@ class ObservationEncoder:
             planes = _remember(self._static, board.sides, planes.ravel())
         return planes
 
-    def _global_numbers(self, game) -> list:
+    def _global_numbers(self, game) -> tuple:
         """Raw values of the global scaled slices, in layout order (market .. turn counts)."""
         prices = game.prices
         turn = game.turn
@@ -327,8 +336,8 @@ class ObservationEncoder:
             if len(self._memo_imports) >= _MEMO_LIMIT:
                 self._memo_imports.clear()
             values = self._memo_imports[key] = [v - 3 for v in import_values(game)]
-        return [*prices, *[_PRICE[i][s] for i, s in enumerate(prices)], len(game.pile), *game.import_track,
-                *values, turn.get("obtained", 0), turn.get("fulfilled", 0)]
+        return (*prices, *[_PRICE[i][s] for i, s in enumerate(prices)], len(game.pile), *game.import_track,
+                *values, turn.get("obtained", 0), turn.get("fulfilled", 0))
 
     def _global_flags(self, game) -> np.ndarray:
         """The global segment after its numbers: one-hots, Starting tile offers, contracts on display."""
@@ -357,7 +366,7 @@ class ObservationEncoder:
         return vec
 
     @staticmethod
-    def _player_numbers(pl) -> list:
+    def _player_numbers(pl) -> tuple:
         """Raw values of a player's scaled slices, in layout order (money .. clan state)."""
         extra = pl.extra
         if extra:
@@ -370,9 +379,9 @@ class ObservationEncoder:
             clan_state = clan_state[:NUM_CLAN_STATE] + _ZEROS[:NUM_CLAN_STATE - len(clan_state)]
         else:
             clan_state = _ZEROS[:NUM_CLAN_STATE]
-        return [pl.money, *pl.goods, *pl.units_left, *pl.tech, pl.merchants_board, pl.merchants_stock,
+        return (pl.money, *pl.goods, *pl.units_left, *pl.tech, pl.merchants_board, pl.merchants_stock,
                 *pl.merchants_market, len(pl.done_contracts), pl.hops, pl.meat, *pl.imports, pl.glory, pl.passed,
-                len(pl.open_contracts), pl.vp_bid, *clan_state]
+                len(pl.open_contracts), pl.vp_bid, *clan_state)
 
     def _player_flags(self, game, p: int, reach: int) -> np.ndarray:
         """A player's segment after its numbers: one-hots and open contracts."""
@@ -473,12 +482,12 @@ class ObservationEncoder:
         stack = game.stack
         frame = stack[-1] if stack else None
 
-        # map bit planes: empty, blocked, occupants, reach, decision space, in one unpack
+        # map bit planes, each part memoised on its own bit sets: empty / blocked / decision space, then
+        # per player its units and its reach (so the parts of players who did not move are reused)
         spaces = [players[p].spaces for p in order]
         union = 0
         for mask in spaces:
             union |= mask
-        reaches = [player_reach(game, p) for p in order]
         decision_space = 0
         if frame is not None:
             if frame[0] == K_EXCHANGE_TO:
@@ -489,39 +498,48 @@ class ObservationEncoder:
                 for s, _ in frame[2]:
                     decision_space |= 1 << s
         occupied = game.occupied
-        key = (game.topo.active & ~occupied, occupied & ~union, *spaces, *reaches, decision_space)
-        bits = self._memo_bits.get(key)
-        if bits is None:
-            raw = b"".join(mask.to_bytes(16, "little") for mask in key)
-            bits = _remember(self._memo_bits, key,
-                             np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").astype(np.float32))
+        memo = self._memo_bits
+        key = (game.topo.active & ~occupied, occupied & ~union, decision_space)
+        shared = memo.get(key)
+        if shared is None:
+            shared = _remember(memo, key, _unpack(key))
+        parts = [self._static_planes(game.board), shared]
+        reaches = []
+        for p, own in zip(order, spaces):
+            reach = player_reach(game, p)
+            reaches.append(reach)
+            key = (own, reach)
+            planes = memo.get(key)
+            if planes is None:
+                planes = _remember(memo, key, _unpack(key))
+            parts.append(planes)
         key = tuple(game.unit_at)
         units = self._memo_units.get(key)
         if units is None:
-            # one bit set per unit type, expanded like the planes above
-            by_type = [0] * D.NUM_UNITS
+            by_type = [0] * D.NUM_UNITS             # one bit set per unit type
             for s, u in enumerate(key):
                 if u >= 0:
                     by_type[u] |= 1 << s
-            raw = b"".join(mask.to_bytes(16, "little") for mask in by_type)
-            units = _remember(self._memo_units, key,
-                              np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little").astype(np.float32))
-        parts = [self._static_planes(game.board), bits, units,
-                 self._numbers(self._global, self._global_numbers(game)), self._global_flags(game)]
-        player_segment = self._players[0]
+            units = _remember(self._memo_units, key, _unpack(by_type))
+        parts.append(units)
+        numbers = self._global_numbers(game)
+        memo = self._memo_global_numbers
+        global_numbers = memo.get(numbers)
+        if global_numbers is None:
+            global_numbers = _remember(memo, numbers, self._global.scale(numbers))
+        parts.append(global_numbers)
+        parts.append(self._global_flags(game))
+        memo = self._memo_player_numbers
+        scale = self._players[0].scale
         for i, p in enumerate(order):
-            parts.append(self._numbers(player_segment, self._player_numbers(players[p])))
+            numbers = self._player_numbers(players[p])
+            vec = memo.get(numbers)
+            if vec is None:
+                vec = _remember(memo, numbers, scale(numbers))
+            parts.append(vec)
             parts.append(self._player_flags(game, p, reaches[i]))
         parts.append(self._decision_vector(game, seat))
-        return np.concatenate(parts)
-
-    def _numbers(self, segment: _Segment, numbers: list) -> np.ndarray:
-        """A segment's scaled numbers, memoised on the raw values."""
-        key = (segment.start if segment is self._global else -1, *numbers)
-        vec = self._memo_numbers.get(key)
-        if vec is None:
-            vec = _remember(self._memo_numbers, key, segment.scale(numbers))
-        return vec
+        return np.concatenate(parts, dtype=np.float32)      # the 0/1 planes are uint8 until here
 
     # ---- documentation helpers ----------------------------------------------------------------------
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:

@@ -77,6 +77,9 @@ class SingleAgentEnv(gymnasium.Env):
                  reward: str | None = None, score_scale: float = DEFAULT_SCORE_SCALE,
                  illegal_action: str = "penalize", illegal_reward: float = -1.0, render_mode: str | None = None,
                  **game_options):
+        if "seed" in game_options:
+            raise ValueError("SingleAgentEnv takes its seed from reset(seed=...) (Gymnasium convention), "
+                             "not from the constructor")
         GameConfig(num_players=num_players, seed=0, **game_options)   # fail now on a bad option
         if learner_seat != "random" and learner_seat not in range(num_players):
             raise ValueError(f"learner_seat must be 'random' or one of {list(range(num_players))} "

@@ -194,6 +194,11 @@ def dataclass_fields(cls) -> str:
     return "\n".join(rows)
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: pipes and angle brackets escaped."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "&#124;")
+
+
 def _optional_import(name: str):
     try:
         return importlib.import_module(name), None
@@ -216,12 +221,12 @@ def engine_page() -> str:
     kinds = ["| # | kind | rulebook section | what is decided |", "|---|---|---|---|"]
     for i, k in enumerate(DECISION_KINDS):
         section, text = DECISION_HELP.get(k, ("-", "internal: runs a named rule step; never pending"))
-        kinds.append(f"| {i} | `{k}` | {section} | {text} |")
-    table = ["| section | first index | size | how it is written |", "|---|---|---|---|"]
+        kinds.append(f"| {i} | `{k}` | {section} | {_cell(text)} |")
+    table = ["| section | first index | size | written as | meaning |", "|---|---|---|---|---|"]
     for row in A.action_table():
+        syntax, _, meaning = SECTION_HELP.get(row["section"], row["section"]).partition(" - ")
         table.append(f"| `{row['section']}` | {row['start']} | {row['size']} | "
-                     f"`{SECTION_HELP.get(row['section'], row['section'])}` |".replace(" - ", "` - ", 1)
-                     .replace("`` - ", "` - "))
+                     f"<code>{_cell(syntax)}</code> | {_cell(meaning)} |")
     lines = [
         "# Engine API: `Game`, `GameConfig`, decisions and actions", "", GENERATED, "",
         "The rules engine is pure Python (`clans_env/engine`, no gymnasium/pettingzoo/torch imports). "

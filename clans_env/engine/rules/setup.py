@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE
 from ..board import assemble
-from ..state import ACTION, GAME_OVER, K_FIRST_WORKER, K_START_TILE, PlayerState
+from ..state import ACTION, GAME_OVER, K_START_TILE, PlayerState
 from ..topology import bits, topology
 from .registry import apply_for, describe_for, legal_for
 from .scoring import round_scoring
@@ -106,12 +106,6 @@ def give_starting_tile(g, p: int, tile: D.StartingTile) -> None:
     pl.money += tile.money
     for i, q in enumerate(tile.goods):
         pl.goods[i] += q
-
-
-def first_worker_frames(g) -> list:
-    """Start player clockwise one Worker each, then reverse order a second Worker each."""
-    order = g.turn_order
-    return [(K_FIRST_WORKER, p) for p in order] + [(K_FIRST_WORKER, p) for p in reversed(order)]
 
 
 # ---- round structure -----------------------------------------------------------------------------
