@@ -15,7 +15,7 @@ from .registry import apply_for, describe_for, legal_for
 
 def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     """Unit types p can deploy somewhere now (the hot path of legal-move generation: one reach
-    lookup, then two bit operations per unit type)."""
+    lookup, then a few bit operations per unit type)."""
     pl = g.players[p]
     left = pl.units_left
     open_spaces = reach(g, p) & ~g.occupied
@@ -25,19 +25,28 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     clan = g.clans[p]
     dmask, disc = clan.discount_spaces(g, p)
     unit_mask = topo.unit_mask
+    cost_le = topo.cost_le
+    top = len(cost_le) - 1
+    restricts = clan.restricts_targets
+    money = pl.money
     for u in range(D.NUM_UNITS):
         if left[u] <= 0:
             continue
         cand = open_spaces & unit_mask[u]
-        if cand and clan.restricts_targets:
+        if cand and restricts:
             cand &= clan.target_mask(g, p, u)
         if not cand:
             continue
-        budget = pl.money - clan.unit_cost(g, p, u)
+        budget = money - clan.unit_cost(g, p, u)
         if free_land or u == D.FISHERMAN:
             ok = budget >= 0 or (dmask and budget + disc >= 0 and cand & dmask)
+        elif budget >= 0 and cand & cost_le[budget if budget < top else top]:
+            ok = True
+        elif dmask:
+            b = budget + disc
+            ok = b >= 0 and cand & dmask & cost_le[b if b < top else top]
         else:
-            ok = cand & topo.affordable(budget) or (dmask and cand & dmask & topo.affordable(budget + disc))
+            ok = False
         if ok:
             out.append(EXPAND + u)
 
