@@ -20,6 +20,12 @@ Design
   final scores when the game is over, else by ``agents.heuristic.estimate_final_vp`` after the
   mover's own pending follow-up decisions (which space, which animal, ...) are completed
   greedily, so that half-finished actions are not mis-valued.
+* **Root and progressive widening.** The root's candidates are ordered by the heuristic's
+  one-step values and tried best first. Below the root a node tries only its
+  ``1 + widen * sqrt(visits)`` best actions by the same one-step values (computed once per
+  node): an opponent's reply node starts with the reply the heuristic would play, so a root
+  action is valued against sensible answers instead of the average over ~40 mostly poor ones
+  (which favoured actions that hand the opponent the move). ``widen=0`` turns it off.
 * **Forced moves** (one legal action) inside the tree do not use up an expansion, and a
   decision with one legal action is answered without searching at all.
 * **Tree reuse.** The subtree under the actions played since the last search becomes the new
@@ -52,12 +58,14 @@ ROLLOUT_POLICIES = ("random", "heuristic")
 
 
 class Node:
-    __slots__ = ("children", "visits", "value")
+    __slots__ = ("children", "visits", "value", "order")
 
     def __init__(self, num_players: int):
         self.children: dict[int, Node] = {}
         self.visits = 0
         self.value = [0.0] * num_players
+        #: candidate actions best first by the heuristic (progressive widening), once computed
+        self.order: list[int] | None = None
 
 
 def normalised_values(totals, scale: float, solo_centre: float = SOLO_CENTRE) -> list[float]:
@@ -100,13 +108,15 @@ class MCTSAgent(Agent):
     workers: root parallelism over this many processes (1 = in-process).
     top_k: search only the k best root actions by the heuristic's one-step values (0 = all).
     fpu: first-play urgency reduction (None: try every action once before any twice).
+    widen: progressive widening below the root: a node tries its 1 + widen * sqrt(visits) best
+        actions by the heuristic's one-step values (0: every candidate, in random order).
     """
 
     name = "mcts"
 
     def __init__(self, sims: int = 200, seconds: float | None = None, c: float = 0.2, rollout: str = "random",
                  depth: int = 0, scale: float = 5.0, reuse: bool = True, workers: int = 1, top_k: int = 0,
-                 fpu: float | None = None, seed: int | None = None):
+                 fpu: float | None = None, widen: float = 1.0, seed: int | None = None):
         super().__init__(seed)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES} (got {rollout!r})")
@@ -127,6 +137,7 @@ class MCTSAgent(Agent):
         self.workers = int(workers)
         self.top_k = int(top_k)
         self.fpu = None if fpu is None else float(fpu)
+        self.widen = float(widen)
         self._heuristic = HeuristicAgent(seed=seed)
         self._root: Node | None = None
         self._root_history: list[int] = []
@@ -172,7 +183,7 @@ class MCTSAgent(Agent):
         public = hidden_order_removed(game)
         order = self.root_actions(public, legal)
         sims = search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-                      order, self.fpu)
+                      order, self.fpu, self.widen)
         elapsed = time.perf_counter() - t0
         action = best_action(root, order, game.current_player)
         self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.visits,
@@ -193,7 +204,7 @@ class MCTSAgent(Agent):
         root = Node(game.num_players)
         public = hidden_order_removed(game)
         search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-               self.root_actions(public, public.legal_actions()), self.fpu)
+               self.root_actions(public, public.legal_actions()), self.fpu, self.widen)
         return {a: ch.visits for a, ch in root.children.items()}
 
     def _reused_root(self, game) -> Node:
@@ -223,7 +234,7 @@ class MCTSAgent(Agent):
         public = hidden_order_removed(game)
         order = self.root_actions(public, public.legal_actions())
         futures = [self._pool.submit(_worker_search, public, s, sims, self.seconds, self.c, self.rollout, self.depth,
-                                     self.scale, order, self.fpu) for s in seeds]
+                                     self.scale, order, self.fpu, self.widen) for s in seeds]
         visits: dict[int, int] = {}
         values: dict[int, float] = {}
         total = 0
@@ -249,9 +260,9 @@ def hidden_order_removed(game):
     return g
 
 
-def _worker_search(game, seed, sims, seconds, c, rollout, depth, scale, order, fpu):
+def _worker_search(game, seed, sims, seconds, c, rollout, depth, scale, order, fpu, widen):
     root = Node(game.num_players)
-    n = search(game, root, random.Random(seed), sims, seconds, c, rollout, depth, scale, order, fpu)
+    n = search(game, root, random.Random(seed), sims, seconds, c, rollout, depth, scale, order, fpu, widen)
     p = game.current_player
     return {a: (ch.visits, ch.value[p]) for a, ch in root.children.items()}, n
 
@@ -267,6 +278,8 @@ def best_action(root: Node, legal: list[int], player: int) -> int:
                 best, best_key = a, key
     return best
 
+
+_ORDERING = HeuristicAgent(seed=0)
 
 #: placements considered below the root: the cheapest few spaces (as in the heuristic's own
 #: lookahead); the root's placement decision itself considers every space
@@ -285,13 +298,14 @@ def tree_candidates(state, legal: list[int]) -> list[int]:
 
 def search(game, root: Node, rng: random.Random, sims: int | None, seconds: float | None, c: float,
            rollout: str, depth: int, scale: float, root_actions: list[int] | None = None,
-           fpu: float | None = None) -> int:
+           fpu: float | None = None, widen: float = 0.0) -> int:
     """Run MCTS iterations from ``game`` into ``root``; returns the number of simulations.
 
     root_actions: the root's candidate actions in the order to try them (default: all
     candidates, tried in random order).
     fpu: first-play urgency: an untried action scores the node's mean value minus ``fpu``
-    (None: every action is tried once before any is tried twice)."""
+    (None: every action is tried once before any is tried twice).
+    widen: progressive widening below the root (0: every candidate is tried)."""
     n_players = game.num_players
     centre = estimate_final_vp(game)[0] if n_players == 1 else SOLO_CENTRE
     deadline = time.perf_counter() + seconds if seconds is not None else None
@@ -326,6 +340,22 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
             if node is root and root_actions is not None:
                 cands = root_actions
                 fresh = [a for a in cands if a not in children][:1]      # best first
+            elif widen:
+                # progressive widening: the node's candidates best first by the heuristic's
+                # one-step values (computed once, on the node's second visit), of which the
+                # first 1 + widen * sqrt(visits) may be tried
+                if node.order is None:
+                    cands = tree_candidates(state, legal)
+                    if len(cands) > 1 and state.stack[-1][0] != K_PLACE:   # placements: cheapest first
+                        values = _ORDERING.action_values(state, cands)
+                        cands = sorted(values, key=lambda b: -values[b])
+                    node.order = cands
+                allowed = 1 + int(widen * sqrt(node.visits))
+                legal_set = set(legal)
+                cands = [b for b in node.order if b in legal_set][:allowed]
+                if not cands:                      # this determinization differs: fall back
+                    cands = tree_candidates(state, legal)
+                fresh = [a for a in cands if a not in children][:1]
             else:
                 cands = tree_candidates(state, legal)
                 fresh = [a for a in cands if a not in children]

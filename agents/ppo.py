@@ -123,6 +123,18 @@ class PolicyValueNet(nn.Module):
     def from_arch(cls, arch: dict) -> "PolicyValueNet":
         return cls(**arch)
 
+    @torch.no_grad()
+    def permute_inputs(self, src: np.ndarray) -> None:
+        """Reorder the observation inputs: afterwards the network reads ``obs[src]``-ordered vectors as
+        it read the original ones (first-layer columns ``W[:, i] <- W[:, src[i]]``)."""
+        src_t = torch.as_tensor(np.asarray(src), dtype=torch.long)
+        if sorted(src_t.tolist()) != list(range(self.obs_size)):
+            raise ValueError("src must be a permutation of the observation indices")
+        for torso in (self.policy_torso, self.value_torso):
+            if torso is not None:
+                w = torso[0].weight
+                w[:, :self.obs_size] = w[:, :self.obs_size][:, src_t].clone()
+
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Raw (unmasked) logits [B, A] and per-seat values [B, num_players]."""
         x = torch.cat([obs, mask.to(obs.dtype)], dim=-1) if self.mask_in_obs else obs
@@ -154,16 +166,41 @@ class PolicyValueNet(nn.Module):
 
 # ------------------------------------------------------------------------------------------------
 # checkpoints
+def observation_layout(encoder) -> list[list]:
+    """The encoder's layout as plain data: [name, start, length, low, high] per slice."""
+    return [[s.name, int(s.start), int(s.length), float(s.low), float(s.high)] for s in encoder.layout]
+
+
+def _fingerprint(size: int, layout: list) -> str:
+    return hashlib.sha256(json.dumps([int(size), layout]).encode()).hexdigest()[:16]
+
+
 def observation_fingerprint(encoder) -> str:
     """Short hash of the encoder's layout (slice names, positions, bounds): two encoders with the
     same size but a different meaning per position get different fingerprints."""
-    layout = [[s.name, s.start, s.length, s.low, s.high] for s in encoder.layout]
-    return hashlib.sha256(json.dumps([encoder.size, layout]).encode()).hexdigest()[:16]
+    return _fingerprint(encoder.size, observation_layout(encoder))
+
+
+def layout_permutation(trained_layout: list, encoder) -> np.ndarray:
+    """``src`` with ``new_obs[i] == trained_obs[src[i]]`` when ``encoder`` has the same slices as the
+    trained layout (names, lengths, bounds), only at other positions; raises ``CheckpointError``
+    naming the differing slices otherwise."""
+    old = {name: (start, length, low, high) for name, start, length, low, high in trained_layout}
+    new = {name: (start, length, low, high) for name, start, length, low, high in observation_layout(encoder)}
+    missing, added = sorted(set(old) - set(new)), sorted(set(new) - set(old))
+    changed = sorted(n for n in set(old) & set(new) if old[n][1:] != new[n][1:])
+    if missing or added or changed:
+        raise CheckpointError(f"the observation encoder changed since training: slices removed {missing}, added "
+                              f"{added}, resized or rescaled {changed}; retrain the policy")
+    src = np.empty(encoder.size, dtype=np.int64)
+    for name, (start, length, _, _) in new.items():
+        src[start:start + length] = np.arange(old[name][0], old[name][0] + length)
+    return src
 
 
 def check_encoder(ckpt: dict, encoder, path) -> None:
-    """Raise ``CheckpointError`` unless ``encoder`` produces the observations the checkpoint was
-    trained on (same size and, where recorded, the same layout fingerprint)."""
+    """Raise ``CheckpointError`` unless ``encoder`` produces exactly the observations the checkpoint
+    was trained on (same size and, where recorded, the same layout fingerprint)."""
     size = ckpt["arch"]["obs_size"]
     if encoder.size != size:
         raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained with obs_size={size}, but the current "
@@ -172,8 +209,23 @@ def check_encoder(ckpt: dict, encoder, path) -> None:
     now = observation_fingerprint(encoder)
     if recorded is not None and recorded != now:
         raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained on observation layout {recorded}, but the "
-                              f"current encoder's layout is {now} (same size, different features): retrain or "
-                              f"use the encoder version it was trained with")
+                              f"current encoder's layout is {now} (same size, different positions or features)")
+
+
+def adapt_to_encoder(net: "PolicyValueNet", ckpt: dict, encoder, path) -> bool:
+    """Make ``net`` read ``encoder``'s observations. When the encoder only moved slices around since
+    training (same slices, other positions) and the checkpoint recorded its layout, the first
+    layer's input columns are permuted to match, which gives exactly the trained function;
+    otherwise this is ``check_encoder``. Returns True if the columns were permuted."""
+    try:
+        check_encoder(ckpt, encoder, path)
+        return False
+    except CheckpointError:
+        trained = ckpt.get("encoder", {}).get("layout")
+        if trained is None or encoder.size != ckpt["arch"]["obs_size"]:
+            raise
+    net.permute_inputs(layout_permutation(trained, encoder))
+    return True
 
 
 class CheckpointError(ValueError):
@@ -248,7 +300,7 @@ class PPOAgent(Agent):
         if self._encoder is None:
             from clans_env.encoding import ObservationEncoder
             enc = ObservationEncoder(self.num_players)
-            check_encoder(self.checkpoint, enc, self.path)
+            adapt_to_encoder(self.net, self.checkpoint, enc, self.path)
             self._encoder = enc
         return self._encoder
 

@@ -82,6 +82,7 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
         "reuse": (_bool, "reuse the subtree between moves (default 1)"),
         "workers": (int, "root parallelism over this many processes (default 1)"),
         "top_k": (int, "search only the k best root actions by the heuristic (default 0 = all)"),
+        "widen": (float, "progressive widening below the root (default 1; 0 = try every action)"),
         "fpu": (_opt_float, "first-play urgency reduction (default none: try every action once first)"),
         "seed": _SEED}, _mcts),
     AgentKind("ppo", "a trained PPO policy (agents/ppo.py)", {

@@ -7,33 +7,52 @@ alternates engine and env batches, measures CPU time of this thread (``time.thre
 time the OS gives to other processes does not count) and keeps the best batch of each.
 
     python benchmarks/env_speed.py                  # 2 and 4 players, 20 games per batch
-    python benchmarks/env_speed.py --players 1 2 3 4 --games 40 --repeats 5
+    python benchmarks/env_speed.py --players 1 2 3 4 --games 20 --repeats 5
+    python benchmarks/env_speed.py --baseline HEAD  # also a git revision, alternating, with ratios
 
 Columns:
-  engine steps/s   bare engine: legal_actions() + random pick + apply()
-  env steps/s      env(): last() (observation + mask) + random pick from the mask + step()
-  raw env steps/s  the same loop on raw_env() (no PettingZoo wrappers)
-  encode us        ObservationEncoder.encode for the player to move (alone)
+  engine us/step   bare engine: legal_actions() + random pick + apply()
+  raw_env us/step  raw_env(): last() (observation + mask) + random pick from the mask + step()
+  env() us/step    the same loop on env() (PettingZoo's TerminateIllegal, AssertOutOfBounds and
+                   OrderEnforcing wrappers around raw_env)
+  encode us        ObservationEncoder.encode for the player to move (alone, in the game loop)
   mask us          building the int8 action mask from legal_actions() (alone, as observe() does)
-  env / engine     cost per step of env() relative to the bare engine (target: <= 2)
+  PZ wrappers us   the same three wrappers around a trivial AEC env that does no work (constant
+                   observation), minus that env unwrapped: PettingZoo's own cost per step
+  raw_env / engine, env() / engine
+                   cost per step relative to the bare engine (issue 4's target: <= 2)
+  no-obs raw_env / engine
+                   raw_env with ObservationEncoder.encode replaced by copying a blank vector: the
+                   floor of raw_env / engine that no encoder speed-up can go below
+
+With --baseline REV the measurement runs alternately (--rounds times) in fresh processes on this
+checkout and on a temporary git worktree of REV (both timed by this script's loops); the report
+gives each version's median rows and the current / baseline ratios of the same run.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from clans_env import Game, GameConfig
-from clans_env.encoding import ObservationEncoder, action_mask
-from clans_env.env.aec import env as make_env
-from clans_env.env.aec import raw_env
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def engine_batch(num_players: int, seeds) -> tuple[int, float]:
+    from clans_env import Game, GameConfig
+
     steps = 0
     start = time.thread_time()
     for seed in seeds:
@@ -63,6 +82,63 @@ def env_batch(environment, seeds) -> tuple[int, float]:
     return steps, time.thread_time() - start
 
 
+class ConstantEnv(AECEnv):
+    """An AEC env that does no work: a constant observation, every action legal, agents in turn, and
+    ``steps_per_game[seed]`` (or ``steps_per_game`` if an int) steps per game; it isolates what
+    PettingZoo's wrappers cost per step."""
+
+    metadata = {"name": "constant_v0", "is_parallelizable": False, "render_modes": []}
+
+    def __init__(self, num_players: int, steps_per_game: dict | int, num_actions: int, size: int):
+        super().__init__()
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.steps_per_game = steps_per_game
+        mask = np.ones(num_actions, np.int8)
+        self._observation = {"observation": np.zeros(size, np.float32), "action_mask": mask}
+        box = spaces.Dict({"observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
+                           "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)})
+        self.observation_spaces = dict.fromkeys(self.possible_agents, box)
+        self.action_spaces = dict.fromkeys(self.possible_agents, spaces.Discrete(num_actions))
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        steps = self.steps_per_game
+        self._left = steps if isinstance(steps, int) else steps[seed]
+        self._seat = 0
+
+    def observe(self, agent):
+        return self._observation
+
+    def step(self, action):
+        if self.terminations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        self._left -= 1
+        if self._left == 0:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self._seat = (self._seat + 1) % len(self.possible_agents)
+        self.agent_selection = self.possible_agents[self._seat]
+
+
+def wrap_like_env(environment: AECEnv) -> AECEnv:
+    """The wrapper stack of ``clans_env.env.aec.env`` (kept in step with it by tests/test_env_speed.py)."""
+    environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    return wrappers.OrderEnforcingWrapper(environment)
+
+
 def timer_overhead() -> float:
     """Seconds one ``thread_time()`` reading adds to an interval (subtracted from per-call costs)."""
     gaps = []
@@ -72,16 +148,22 @@ def timer_overhead() -> float:
     return float(np.median(gaps))
 
 
-def component_costs(num_players: int, seeds) -> tuple[float, float]:
+def component_costs(num_players: int, seeds) -> tuple[float, float, dict]:
     """Microseconds per observation encoding and per mask, over the positions of the games (timed
-    one call at a time inside the game loop, as an environment calls them)."""
+    one call at a time inside the game loop, as an environment calls them), and the steps of each
+    game."""
+    from clans_env import Game, GameConfig
+    from clans_env.encoding import ObservationEncoder, action_mask
+
     encoder = ObservationEncoder(num_players)
     overhead = timer_overhead()
     t_encode = t_mask = 0.0
     count = 0
+    steps = {}
     for seed in seeds:
         rng = np.random.default_rng(seed)
         game = Game(GameConfig(num_players=num_players, seed=seed))
+        start = count
         while not game.is_terminal():
             seat = game.current_player
             t0 = time.thread_time()
@@ -94,32 +176,78 @@ def component_costs(num_players: int, seeds) -> tuple[float, float]:
             count += 1
             legal = game.legal_actions()
             game.apply(legal[rng.integers(len(legal))])
-    return 1e6 * (t_encode / count - overhead), 1e6 * (t_mask / count - overhead)
+        steps[seed] = count - start
+    return 1e6 * (t_encode / count - overhead), 1e6 * (t_mask / count - overhead), steps
 
 
-def measure(num_players: int, games: int, repeats: int, progress) -> dict:
+def measure(num_players: int, games: int, repeats: int, progress=None) -> dict:
+    """Per step costs of every loop (best batch of ``repeats``) and of the components alone (best pass)."""
+    from clans_env.env.aec import env as make_env
+    from clans_env.env.aec import raw_env
+
     seeds = range(1000, 1000 + games)
+    encode_us, mask_us, steps_per_game = component_costs(num_players, seeds)
     wrapped = make_env(num_players=num_players)
     raw = raw_env(num_players=num_players)
-    best = {"engine": None, "env": None, "raw": None}
-    steps = {}
-    for _ in range(repeats):
-        for name, fn in (("engine", lambda: engine_batch(num_players, seeds)),
-                         ("env", lambda: env_batch(wrapped, seeds)),
-                         ("raw", lambda: env_batch(raw, seeds))):
+    size = raw.observation_space(raw.possible_agents[0])["observation"].shape[0]
+    num_actions = raw.action_space(raw.possible_agents[0]).n
+    unencoded = raw_env(num_players=num_players)
+    blank = np.zeros(size, np.float32)
+    unencoded.encoder.encode = lambda game, seat: blank.copy()    # the env minus the observation vector
+    constant = ConstantEnv(num_players, steps_per_game, num_actions, size)
+    constant_wrapped = wrap_like_env(ConstantEnv(num_players, steps_per_game, num_actions, size))
+    loops = {"engine": lambda: engine_batch(num_players, seeds), "env": lambda: env_batch(wrapped, seeds),
+             "raw": lambda: env_batch(raw, seeds), "unencoded": lambda: env_batch(unencoded, seeds),
+             "constant": lambda: env_batch(constant, seeds),
+             "constant_wrapped": lambda: env_batch(constant_wrapped, seeds)}
+    best: dict = dict.fromkeys(loops)
+    steps: dict = {}
+    for repeat in range(repeats):
+        if repeat:
+            again = component_costs(num_players, seeds)
+            encode_us, mask_us = min(encode_us, again[0]), min(mask_us, again[1])
+        for name, fn in loops.items():
             n, seconds = fn()
             if steps.setdefault(name, n) != n:  # pragma: no cover - the loops must play identical games
                 raise AssertionError(f"{name} played {n} steps, expected {steps[name]}")
             best[name] = seconds if best[name] is None else min(best[name], seconds)
-            progress.update(1)
-    if not steps["engine"] == steps["env"] == steps["raw"]:
-        raise AssertionError(f"engine and env loops played different games: {steps}")
-    encode_us, mask_us = component_costs(num_players, seeds)
-    per_step = {k: best[k] / steps["engine"] for k in best}
-    return {"players": num_players, "steps": steps["engine"],
-            "engine_sps": 1 / per_step["engine"], "env_sps": 1 / per_step["env"], "raw_sps": 1 / per_step["raw"],
-            "engine_us": 1e6 * per_step["engine"], "encode_us": encode_us, "mask_us": mask_us,
-            "ratio": per_step["env"] / per_step["engine"], "raw_ratio": per_step["raw"] / per_step["engine"]}
+            if progress is not None:
+                progress.update(1)
+    if len(set(steps.values())) != 1 or steps["engine"] != sum(steps_per_game.values()):
+        raise AssertionError(f"the engine and env loops played different games: {steps}")
+    us = {k: 1e6 * best[k] / steps["engine"] for k in best}
+    return {"players": num_players, "games": games, "steps": steps["engine"],
+            "engine_sps": 1e6 / us["engine"], "env_sps": 1e6 / us["env"], "raw_sps": 1e6 / us["raw"],
+            "engine_us": us["engine"], "raw_us": us["raw"], "env_us": us["env"],
+            "encode_us": encode_us, "mask_us": mask_us, "wrappers_us": us["constant_wrapped"] - us["constant"],
+            "unencoded_us": us["unencoded"], "ratio": us["env"] / us["engine"], "raw_ratio": us["raw"] / us["engine"],
+            "unencoded_ratio": us["unencoded"] / us["engine"]}
+
+
+def run_in(path: str, num_players: int, games: int, repeats: int) -> dict:
+    """``measure`` in a fresh process that imports ``clans_env`` from ``path``."""
+    env = dict(os.environ, PYTHONPATH=path)
+    code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {os.path.join(ROOT, 'benchmarks')!r});"
+            f"import env_speed as m; print(json.dumps(m.measure({num_players}, {games}, {repeats})))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def median_row(runs: list[dict]) -> dict:
+    """Per column, the median over runs (a figure and its ratio may come from different runs)."""
+    return {k: (float(np.median([r[k] for r in runs])) if isinstance(v, float) else v) for k, v in runs[0].items()}
+
+
+COLUMNS = ("players", "steps/game", "engine steps/s", "raw_env steps/s", "env() steps/s", "engine us/step",
+           "raw_env us/step", "env() us/step", "encode us", "mask us", "PZ wrappers us", "raw_env / engine",
+           "env() / engine", "no-obs raw_env / engine")
+
+
+def row_cells(r: dict) -> list[str]:
+    return [str(r["players"]), f"{r['steps'] / r['games']:.0f}", f"{r['engine_sps']:,.0f}", f"{r['raw_sps']:,.0f}",
+            f"{r['env_sps']:,.0f}", f"{r['engine_us']:.1f}", f"{r['raw_us']:.1f}", f"{r['env_us']:.1f}",
+            f"{r['encode_us']:.1f}", f"{r['mask_us']:.1f}", f"{r['wrappers_us']:.1f}", f"{r['raw_ratio']:.2f}x",
+            f"{r['ratio']:.2f}x", f"{r['unencoded_ratio']:.2f}x"]
 
 
 def main(argv=None) -> list[dict]:
@@ -127,21 +255,59 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4], choices=[1, 2, 3, 4])
     parser.add_argument("--games", type=int, default=20, help="games per batch")
     parser.add_argument("--repeats", type=int, default=3, help="batches per loop (the best one counts)")
+    parser.add_argument("--baseline", help="git revision to measure alternately in the same run (fresh processes)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="with --baseline: alternating runs per version and player count (the median counts)")
     args = parser.parse_args(argv)
-    rows = []
-    with tqdm(total=3 * args.repeats * len(args.players), desc="timing batches", unit="batch") as progress:
-        for n in args.players:
-            rows.append(measure(n, args.games, args.repeats, progress))
-    table = Table(title=f"env_speed: {args.games} random games per batch, best of {args.repeats} batches")
-    for col in ("players", "steps/game", "engine steps/s", "env steps/s", "raw env steps/s", "engine us/step",
-                "encode us", "mask us", "env / engine", "raw env / engine"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        table.add_row(str(r["players"]), f"{r['steps'] / args.games:.0f}", f"{r['engine_sps']:,.0f}",
-                      f"{r['env_sps']:,.0f}", f"{r['raw_sps']:,.0f}", f"{r['engine_us']:.1f}",
-                      f"{r['encode_us']:.1f}", f"{r['mask_us']:.1f}", f"{r['ratio']:.2f}x", f"{r['raw_ratio']:.2f}x")
-    Console(width=160).print(table)
-    return rows
+    console = Console(width=200)
+    title = f"env_speed: {args.games} random games per batch, best of {args.repeats} batches"
+    if not args.baseline:
+        rows = []
+        with tqdm(total=6 * args.repeats * len(args.players), desc="timing batches", unit="batch") as progress:
+            for n in args.players:
+                rows.append(measure(n, args.games, args.repeats, progress))
+        table = Table(title=title)
+        for col in COLUMNS:
+            table.add_column(col, justify="right")
+        for r in rows:
+            table.add_row(*row_cells(r))
+        console.print(table)
+        return rows
+
+    tmp = tempfile.mkdtemp(prefix="clans-env-baseline-")
+    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.baseline], check=True,
+                   capture_output=True)
+    try:
+        versions = {"baseline": tmp, "current": ROOT}
+        runs = {(name, n): [] for name in versions for n in args.players}
+        with tqdm(total=2 * args.rounds * len(args.players), desc="timing (fresh process per run)",
+                  unit="run") as progress:
+            for _ in range(args.rounds):
+                for n in args.players:
+                    for name, path in versions.items():
+                        runs[(name, n)].append(run_in(path, n, args.games, args.repeats))
+                        progress.update(1)
+        rows = {name: [median_row(runs[(name, n)]) for n in args.players] for name in versions}
+        table = Table(title=f"{title}; baseline = {args.baseline}; median of {args.rounds} alternating runs")
+        table.add_column("version")
+        for col in COLUMNS:
+            table.add_column(col, justify="right")
+        for name in versions:
+            for r in rows[name]:
+                table.add_row(name, *row_cells(r))
+        console.print(table)
+        ratios = Table(title="current / baseline, same run (below 1: the current version is cheaper)")
+        for col in ("players", "encode us", "raw_env us/step", "env() us/step", "raw_env / engine",
+                    "env() / engine"):
+            ratios.add_column(col, justify="right")
+        for b, c in zip(rows["baseline"], rows["current"]):
+            ratios.add_row(str(c["players"]), f"{c['encode_us'] / b['encode_us']:.2f}",
+                           f"{c['raw_us'] / b['raw_us']:.2f}", f"{c['env_us'] / b['env_us']:.2f}",
+                           f"{b['raw_ratio']:.2f}x -> {c['raw_ratio']:.2f}x", f"{b['ratio']:.2f}x -> {c['ratio']:.2f}x")
+        console.print(ratios)
+        return rows["current"]
+    finally:
+        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
         "tournament", help="play agents against each other and rate them",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Round-robin or gauntlet tournament between agent specs: seats rotated on shared deals, games "
-                    "in parallel processes, win rates with 95%% Wilson intervals, mean scores, OpenSkill ratings; "
+                    "in parallel processes, win rates with 95% Wilson intervals, mean scores, OpenSkill ratings; "
                     "results.json, standings.csv, games.csv, ratings.png and replays/ under --out.\n\n"
                     "agent kinds:\n" + describe_kinds())
     p.add_argument("agents", nargs="*", metavar="AGENT",
@@ -84,7 +84,7 @@ def run_tournament_cmd(args) -> int:
 def add_benchmark_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("benchmark", help="agent strength and speed benchmarks",
                               description="Agent strength and speed benchmarks; every figure comes with the games "
-                                          "played and a 95%% interval (see docs/agents.md).")
+                                          "played and a 95% interval (see docs/agents.md).")
     which = p.add_subparsers(dest="benchmark", metavar="BENCHMARK")
     which.required = True
     s = which.add_parser("strength", help="heuristic vs random, mcts vs heuristic (2 players) and solo means")

@@ -608,8 +608,9 @@ class PlaySession:
             bot.reset()
         self._round_glory = [pl.glory for pl in self.game.players]
         self._show_full = True
-        self.plain(f"undone: back to your decision before move {k + 1} "
-                   f"({len(history) - k} decision(s) taken back)", "yellow")
+        taken_back = len(history) - k
+        self.plain(f"undone: {taken_back} decision{'s' if taken_back != 1 else ''} taken back (your last one and "
+                   f"the bots' since); decide again:", "yellow")
         self._autosave()
         return True
 

@@ -361,9 +361,18 @@ shipped = ROOT / "models/ppo_2p/model.pt"
 if shipped.exists():
     bot = agents.make(f"ppo:path={shipped}", seed=0)
     print("loaded", bot)
-    shipped_log = shipped.with_name("log.jsonl")
-    if shipped_log.exists():
+    shipped_log = next((shipped.with_name(n) for n in ("training_log.jsonl", "log.jsonl")
+                        if shipped.with_name(n).exists()), None)
+    if shipped_log is not None:
         plot_log(shipped_log, "the shipped run")
+    report = shipped.with_name("eval.json")
+    if report.exists():
+        evaluation = json.loads(report.read_text())
+        for opponent, r in evaluation["results"].items():
+            lo, hi = r["ci95"]
+            print(f"shipped evaluation vs {opponent}: win rate {r['win_rate']:.0%} [{lo:.0%}, {hi:.0%}] over "
+                  f"{r['games']} games, mean margin {r['margin']['mean']:+.1f} VP")
+    print("a few fresh games:")
     result = run_tournament([f"ppo:path={shipped}", "random", "heuristic"], num_players=2, games_per_pairing=4,
                             mode="gauntlet", seed=2, workers=2, progress=False)
     for row in result.standings:

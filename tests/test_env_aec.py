@@ -318,3 +318,73 @@ def test_render_rgb_array_draws_map_and_boards():
     assert first.shape[0] > 300 and first.shape[1] > 500 and first.std() > 10
     play(e, random.Random(0), max_steps=12)
     assert not np.array_equal(first, e.render())
+
+
+# ---- speed-related behaviour (issue 4, "Speed") ----------------------------------------------------------
+def test_action_strings_in_infos_match_the_engine_names():
+    """infos["action_string"] comes from a per-map name table plus context; it equals
+    Game.action_to_string for every index in positions with contracts on display and units on the
+    map, and an index outside the table is refused like the engine refuses it."""
+    from clans_env.env.aec import action_string
+    rng = random.Random(5)
+    contexts = set()
+    for n, seed in ((2, 1), (4, 2)):
+        g = Game(GameConfig(num_players=n, seed=seed))
+        checked = 0
+        while not g.is_terminal():
+            if rng.random() < 0.1:
+                for a in range(NUM_ACTIONS):
+                    name = action_string(g, a)
+                    assert name == g.action_to_string(a)
+                    contexts.update(c for c in ("(contract", " of player ") if c in name)
+                checked += 1
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+        assert checked > 5
+        for bad in (-1, NUM_ACTIONS):
+            with pytest.raises(ValueError, match="outside"):
+                action_string(g, bad)
+    assert contexts == {"(contract", " of player "}
+
+
+def test_observe_encodes_once_per_position_and_agent():
+    """observe(): last(), the wrappers and the agent asking again within a step get the same
+    observation without encoding again; every step (and reset) gives a new one, equal to a fresh
+    encoding of the position."""
+    e = raw_env(num_players=3)
+    calls = []
+    encode = e.encoder.encode
+    e.encoder.encode = lambda game, seat: calls.append(seat) or encode(game, seat)
+    e.reset(seed=4)
+    fresh = ObservationEncoder(3)
+    rng = random.Random(4)
+    previous = None
+    for _ in range(40):
+        agent = e.agent_selection
+        before = len(calls)
+        first = e.observe(agent)
+        assert e.last()[0] is first and e.observe(agent) is first and first is not previous
+        assert calls[before:] == [e.agent_name_mapping[agent]]
+        assert np.array_equal(first["observation"], fresh.encode(e.game, e.agent_name_mapping[agent]))
+        legal = np.flatnonzero(first["action_mask"])
+        e.step(int(legal[rng.randrange(len(legal))]))
+        assert len(calls) == before + 1          # step() itself encodes nothing
+        previous = first
+    e.reset(seed=4)
+    assert np.array_equal(e.observe(e.agent_selection)["observation"],
+                          fresh.encode(e.game, e.agent_name_mapping[e.agent_selection]))
+
+
+def test_observation_mask_follows_the_agent_to_move_after_an_illegal_move():
+    """Illegal moves (env()): after PettingZoo's wrapper ends the game without changing the position,
+    each agent's mask is still the one of a fresh observe() (legal set only for agent_selection)."""
+    e = clans_env.env(num_players=2)
+    e.reset(seed=6)
+    offender = e.agent_selection
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    raw = e.unwrapped
+    for agent in raw.agents:
+        mask = raw.observe(agent)["action_mask"]
+        expected = agent == raw.agent_selection and not raw.game.is_terminal()
+        assert bool(mask.any()) == expected, (agent, offender)

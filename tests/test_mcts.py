@@ -200,3 +200,23 @@ def test_bad_options_are_rejected():
     for kw in ({"sims": 0}, {"rollout": "greedy"}, {"depth": -1}, {"c": -1.0}, {"seconds": 0.0}, {"workers": 0}):
         with pytest.raises(ValueError):
             MCTSAgent(**kw)
+
+
+def test_progressive_widening_bounds_inner_nodes():
+    """Below the root a node tries only its 1 + widen * sqrt(visits) best actions (by the
+    heuristic's one-step values); widen=0 tries every candidate."""
+    g = _mid_game_position()
+
+    def widest_inner_node(agent):
+        agent.act(g)
+        stack = list(agent._root.children.values())
+        widest = 0
+        while stack:
+            node = stack.pop()
+            if agent.widen:
+                assert len(node.children) <= 1 + int(agent.widen * node.visits ** 0.5)
+            widest = max(widest, len(node.children))
+            stack.extend(node.children.values())
+        return widest
+
+    assert widest_inner_node(MCTSAgent(sims=150, seed=3, widen=0.0)) > widest_inner_node(MCTSAgent(sims=150, seed=3))

@@ -172,12 +172,13 @@ def test_shipped_config_loads():
 
 
 def test_learning_rate_schedules():
-    """Linear and cosine schedules start at learning_rate and end at lr_final_fraction of it."""
+    """Linear and cosine schedules go from learning_rate at step 0 to lr_final_fraction of it at
+    total_steps (and stay there if a resumed run goes on); constant stays put."""
     for sched in ("linear", "cosine"):
-        cfg = tiny_config(lr_schedule=sched, total_steps=640, rollout_steps=64, learning_rate=1e-3,
-                          lr_final_fraction=0.1)
+        cfg = tiny_config(lr_schedule=sched, total_steps=1000, learning_rate=1e-3, lr_final_fraction=0.1)
         assert math.isclose(cfg.learning_rate_at(0), 1e-3)
-        assert math.isclose(cfg.learning_rate_at(cfg.num_updates - 1), 1e-4)
+        assert math.isclose(cfg.learning_rate_at(500), 5.5e-4)
+        assert math.isclose(cfg.learning_rate_at(1000), 1e-4) and math.isclose(cfg.learning_rate_at(5000), 1e-4)
     assert tiny_config(lr_schedule="constant").learning_rate_at(7) == tiny_config().learning_rate
 
 
@@ -291,22 +292,53 @@ def test_missing_or_mismatched_checkpoint_fails_clearly(tmp_path, encoder):
         PPOTrainer.resume(tmp_path / "x", encoder=encoder)
 
 
-def test_changed_observation_layout_is_refused(tmp_path, encoder):
-    """A model trained on one observation layout refuses an encoder whose layout differs even at
-    the same size (the fingerprint names both layouts)."""
-    from agents.ppo import check_encoder, observation_fingerprint
-    trainer = PPOTrainer(tiny_config(), tmp_path / "f", encoder=encoder, progress=False, tensorboard=False)
-    trainer.save()
-    ckpt = read_checkpoint(tmp_path / "f" / "model.pt")
-    check_encoder(ckpt, encoder, "model.pt")                        # the same encoder passes
+class _ReorderedEncoder:
+    """The real encoder with its slices stored in reverse order: the same features elsewhere."""
 
-    class Renamed:
-        size = encoder.size
-        layout = [s._replace(name=s.name + "_v2") for s in encoder.layout]
+    def __init__(self, encoder):
+        from clans_env.encoding import ObsSlice
+        self.inner = encoder
+        self.size = encoder.size
+        self.layout, start = [], 0
+        for sl in reversed(encoder.layout):
+            self.layout.append(ObsSlice(sl.name, start, sl.length, sl.low, sl.high, sl.description))
+            start += sl.length
+        self.index = np.concatenate([np.arange(sl.start, sl.start + sl.length) for sl in reversed(encoder.layout)])
 
-    assert observation_fingerprint(Renamed) != observation_fingerprint(encoder)
+    def encode(self, game, seat):
+        return self.inner.encode(game, seat)[self.index]
+
+
+def test_moved_observation_slices_are_followed_and_changed_ones_refused(tmp_path, encoder):
+    """A policy trained on one layout plays identically when the encoder later only moves slices
+    (its first layer is permuted: adapt_to_encoder); renamed / resized slices are refused with
+    the list of differences, and a resumed run refuses any layout change."""
+    from agents.ppo import adapt_to_encoder, check_encoder, load_policy, observation_fingerprint
+    old = _ReorderedEncoder(encoder)
+    assert observation_fingerprint(old) != observation_fingerprint(encoder)
+    trainer = PPOTrainer(tiny_config(), tmp_path / "f", encoder=old, progress=False, tensorboard=False)
+    trainer.train(max_updates=1)
+    model = tmp_path / "f" / "model.pt"
+    trained, ckpt = load_policy(model)
+    adapted, _ = load_policy(model)
     with pytest.raises(CheckpointError, match="observation layout"):
-        check_encoder(ckpt, Renamed, "model.pt")
+        check_encoder(ckpt, encoder, model)
+    assert adapt_to_encoder(adapted, ckpt, encoder, model) is True
+    g = Game(GameConfig(num_players=2, seed=4))
+    agent = RandomAgent(seed=0)
+    for _ in range(40):
+        mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+        mask[0, g.legal_actions()] = True
+        la, va = trained(torch.from_numpy(old.encode(g, g.current_player))[None], mask)
+        lb, vb = adapted(torch.from_numpy(encoder.encode(g, g.current_player))[None], mask)
+        assert torch.allclose(la, lb, atol=1e-5) and torch.allclose(va, vb, atol=1e-5)
+        g.apply(agent.act(g))
+    renamed = _ReorderedEncoder(encoder)
+    renamed.layout = [sl._replace(name=sl.name + "_v2") if i == 0 else sl for i, sl in enumerate(renamed.layout)]
+    with pytest.raises(CheckpointError, match="slices removed"):
+        adapt_to_encoder(load_policy(model)[0], ckpt, renamed, model)
+    with pytest.raises(CheckpointError, match="observation layout"):
+        PPOTrainer.resume(tmp_path / "f", encoder=encoder)
 
 
 def test_evaluation_is_deterministic_and_alternates_seats(encoder):

@@ -194,15 +194,14 @@ class PPOConfig:
         return "\n".join(lines) + "\n"
 
     # -------------------------------------------------------------------------------------------
-    @property
-    def num_updates(self) -> int:
-        return max(1, math.ceil(self.total_steps / self.rollout_steps))
+    def learning_rate_at(self, step: int) -> float:
+        """Learning rate after ``step`` learner steps (decisions trained on) under the schedule.
 
-    def learning_rate_at(self, update: int) -> float:
-        """Learning rate for update index ``update`` (0-based) under the schedule."""
+        By steps, not updates: an update finishes the games it started, so it takes a variable
+        number of steps and the number of updates in a run is not known in advance."""
         if self.lr_schedule == "constant":
             return self.learning_rate
-        frac = min(1.0, update / max(1, self.num_updates - 1))
+        frac = min(1.0, step / self.total_steps)
         lo = self.learning_rate * self.lr_final_fraction
         if self.lr_schedule == "linear":
             return self.learning_rate + (lo - self.learning_rate) * frac

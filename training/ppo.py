@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, check_encoder, observation_fingerprint,
-                        read_checkpoint)
+                        observation_layout, read_checkpoint)
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.game import atomic_write_text
 
@@ -67,7 +67,10 @@ def atomic_torch_save(obj, path) -> None:
 
 
 def encoder_info(encoder) -> dict:
-    return {"size": int(encoder.size), "fingerprint": observation_fingerprint(encoder)}
+    """What a checkpoint records about its observations: size, layout and the layout's fingerprint
+    (the layout lets PPOAgent follow an encoder whose slices later move, see adapt_to_encoder)."""
+    return {"size": int(encoder.size), "fingerprint": observation_fingerprint(encoder),
+            "layout": observation_layout(encoder)}
 
 
 def export_model(net: PolicyValueNet, config: PPOConfig, path, encoder, extra: dict | None = None) -> None:
@@ -285,7 +288,7 @@ class PPOTrainer:
         cfg = self.config
         seq = np.random.SeedSequence([cfg.seed, self.update])
         collect_seed, shuffle_seed = seq.spawn(2)
-        lr = cfg.learning_rate_at(self.update)
+        lr = cfg.learning_rate_at(self.global_step)
         for group in self.optimizer.param_groups:
             group["lr"] = lr
         t0 = time.perf_counter()

@@ -197,6 +197,9 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     """
     from agents import parse_spec
 
+    if num_players not in (2, 3, 4):
+        raise ValueError(f"tournament games have 2, 3 or 4 players (got num_players={num_players!r}); solo "
+                         "scores are benchmarked by training.benchmarks.solo / clans benchmark strength")
     specs = [s.strip() for s in agent_specs]
     for s in specs:
         parse_spec(s)                      # fail fast, before any process starts
@@ -358,7 +361,7 @@ def save_results(result: TournamentResult, out_dir) -> dict:
              "games": str(out_dir / "games.csv"), "ratings_plot": str(out_dir / "ratings.png"),
              "replays": str(out_dir / "replays")}
     result.files = files
-    atomic_write_text(files["results"], json.dumps(result.to_dict(), indent=1, default=_json_default))
+    atomic_write_text(files["results"], json.dumps(_finite(result.to_dict()), indent=1, allow_nan=False))
     buf = io.StringIO()
     cols = ["agent", "spec", "games", "wins", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "mean_score_lo",
             "mean_score_hi", "mean_margin", "mean_rank", "mu", "sigma", "ordinal", "ms_per_decision"]
@@ -387,10 +390,15 @@ def _r(x, nd: int = 4):
     return round(x, nd) if isinstance(x, float) and not math.isnan(x) else x
 
 
-def _json_default(o):
-    if isinstance(o, float) and math.isnan(o):
-        return None
-    raise TypeError(f"cannot serialise {type(o).__name__}")
+def _finite(o):
+    """NaN / inf (e.g. a margin with no opponent) become null: results.json stays strict JSON."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    return o
 
 
 def plot_ratings(result: TournamentResult, path) -> None:

@@ -18,14 +18,27 @@ The vector is four segments, in this order:
 3. one block per player (``me.*``, ``opp1.*``, ...): the player board, open contracts, clan.
 4. ``decision.*``: the pending decision kind, who decides and its context.
 
-Speed: every part of a segment (map bit planes, unit planes, each block's scaled numbers, its
-one-hots, the decision context) is memoised on the few state fields it depends on, since most of
-the state is unchanged from one decision to the next; bit-set state is expanded with one
-``np.unpackbits``; contract features come from a table; the parts are joined by one
-``np.concatenate``. Pure numpy; imports only the engine.
+Speed: most of the state is unchanged from one decision to the next, so the encoder keeps one
+float32 vector per seat and rewrites only the parts whose inputs changed since that vector was last
+written. Each call reads the inputs afresh (every player's fields in one ``attrgetter`` call each,
+the market and tracks, the unit list, the decision frame) and compares them, at C speed, with
+copies of the inputs last seen, so any change is seen, an edit made in place between calls too.
+The parts that do not depend on the observer (a player's scaled numbers and its unit and reach
+planes, the shared map planes, the unit type planes, the global numbers) are kept once per engine
+seat and updated element by element (only the fields, bits and spaces that changed) in
+``array.array`` stores; one-hot parts and the decision context are memoised on their inputs. A
+seat's vector copies in the parts whose version changed and the caller gets a copy of it. The
+values are bit-identical to the first, memoise-and-concatenate implementation (pinned by
+``tests/test_encoding_equivalence.py``). Pure numpy; imports only the engine.
 """
 from __future__ import annotations
 
+import itertools
+from array import array
+from itertools import compress
+from functools import reduce
+from operator import attrgetter, ne, or_
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -87,9 +100,97 @@ for _i, _t in enumerate(D.STARTING_TILES):
     _TILE_TABLE[_i + 1] = [1.0, _t.money / 100.0, *(q / 3.0 for q in _t.goods)]
 
 _PRICE = D.PRICES
+_UNIT_TYPES = np.arange(D.NUM_UNITS)[:, None]
+#: a bit-set plane with more changed bits than this is rewritten whole (one unpack) rather than bit by bit
+_FEW_BITS = 16
+_versions = itertools.count(1)
 _ZEROS = [0] * 8
 #: memo tables are cleared when they reach this many entries (they serve nearby positions)
 _MEMO_LIMIT = 1024
+#: the inputs of a part that has not been written yet (equal to nothing)
+_UNSET = object()
+
+
+_VALUE, _LIST, _COUNT, _CLAN = range(4)
+#: the PlayerState fields behind a player's scaled numbers: (field, slice, offset in the slice, read as)
+_PLAYER_NUMBERS = (
+    ("money", "money", 0, _VALUE),
+    ("goods", "goods", 0, _LIST),
+    ("units_left", "units_left", 0, _LIST),
+    ("tech", "tech", 0, _LIST),
+    ("merchants_board", "merchants", 0, _VALUE),
+    ("merchants_stock", "merchants", 1, _VALUE),
+    ("merchants_market", "merchants_market", 0, _LIST),
+    ("done_contracts", "progress", 0, _COUNT),
+    ("hops", "progress", 1, _VALUE),
+    ("meat", "progress", 2, _VALUE),
+    ("imports", "progress", 3, _LIST),
+    ("glory", "glory", 0, _VALUE),
+    ("passed", "passed", 0, _VALUE),
+    ("open_contracts", "open_count", 0, _COUNT),
+    ("vp_bid", "auction_bid", 0, _VALUE),
+    ("extra", "clan_state", 0, _CLAN),
+)
+#: the state fields each part depends on, read in one call; a part is rebuilt only when they differ
+#: from the snapshot its current contents were written from
+_PLAYER_FIELDS = attrgetter(*(field for field, *_ in _PLAYER_NUMBERS), "shipping", "ports_used", "clan",
+                            "spaces", "reach")
+_REACH_OF = attrgetter("reach")
+_SEEN_OF = attrgetter("seen")
+_SPACES_OF = attrgetter("spaces")
+_ALL_PLAYER_FIELDS = tuple(range(len(_PLAYER_NUMBERS) + 5))
+_SHIPPING, _PORTS_USED, _CLAN_NAME, _SPACES, _REACH = range(len(_PLAYER_NUMBERS), len(_PLAYER_NUMBERS) + 5)
+_OPEN_CONTRACTS = next(j for j, (field, *_) in enumerate(_PLAYER_NUMBERS) if field == "open_contracts")
+#: fields behind a player's one-hots and open contracts (with the turn order and the Port tiles)
+_FLAG_FIELDS = frozenset((_SHIPPING, _PORTS_USED, _CLAN_NAME, _REACH, _OPEN_CONTRACTS))
+_PLAYER_LISTS = tuple(j for j, (_, _, _, kind) in enumerate(_PLAYER_NUMBERS) if kind in (_LIST, _COUNT))
+_PLAYER_EXTRA = next(j for j, (_, _, _, kind) in enumerate(_PLAYER_NUMBERS) if kind == _CLAN)
+_GLOBAL_FIELDS = attrgetter("prices", "import_track", "turn", "config")
+
+
+def _clan_state(extra: dict) -> list:
+    """PlayerState.extra as NUM_CLAN_STATE numbers: values in key order, lists flattened, zero-padded."""
+    if not extra:
+        return _ZEROS[:NUM_CLAN_STATE]
+    values = []
+    for _, v in sorted(extra.items()):
+        if isinstance(v, (list, tuple)):
+            values.extend(x for x in v if isinstance(x, (int, float)))
+        elif isinstance(v, (int, float)):
+            values.append(v)
+    return values[:NUM_CLAN_STATE] + _ZEROS[:NUM_CLAN_STATE - len(values)]
+
+
+def _player_snapshot(fields: tuple, seen: tuple | None = None, changed=()) -> tuple:
+    """``_snapshot`` for ``_PLAYER_FIELDS``: from scratch, or ``seen`` with the ``changed`` fields
+    replaced (copies of the lists and of the clan's dict)."""
+    if seen is None:
+        out = list(fields)
+        for j in _PLAYER_LISTS:
+            out[j] = out[j][:]
+        changed = (_PLAYER_EXTRA,)
+    else:
+        out = list(seen)
+    for j in changed:
+        v = fields[j]
+        t = type(v)
+        out[j] = v[:] if t is list else {k: (x[:] if type(x) is list else x) for k, x in v.items()} \
+            if t is dict else v
+    return tuple(out)
+
+
+def _snapshot(fields: tuple) -> tuple:
+    """``fields`` with its lists and dicts copied, so later in-place changes of the state show as
+    differences (the state holds ints, lists of ints and small dicts of ints or lists of ints)."""
+    out = []
+    for v in fields:
+        t = type(v)
+        if t is list:
+            v = v[:]
+        elif t is dict:
+            v = {k: (x[:] if type(x) is list else x) for k, x in v.items()}
+        out.append(v)
+    return tuple(out)
 
 
 class ObsSlice(NamedTuple):
@@ -115,6 +216,7 @@ class _Segment:
         self.start = encoder._size
         self.offsets: dict[str, int] = {}
         self._scales: list = []          # (local offset, length, 1/scale, low, high) of scaled runs
+        self.scaling: dict[str, tuple] = {}   # name -> (1/scale, low, high) of scaled slices
 
     def add(self, name: str, length: int, low: float, high: float, description: str,
             scale: float | None = None) -> int:
@@ -126,6 +228,7 @@ class _Segment:
         self.offsets[name] = local
         if scale is not None:
             self._scales.append((local, length, 1.0 / scale, low, high))
+            self.scaling[name] = (1.0 / scale, low, high)
         return local
 
     def finish(self) -> None:
@@ -142,22 +245,9 @@ class _Segment:
             lo.extend([low] * length)
             hi.extend([high] * length)
         self.num_start, self.num_stop = first, at
-        self.num_inv = np.asarray(inv, np.float32)
-        self.num_low = np.asarray(lo, np.float32)
-        self.num_high = np.asarray(hi, np.float32)
-        self.num_signed = bool(lo) and min(lo) < 0
+        # (1 / scale, low, high) per element, applied in Python float64 arithmetic (as the layout was
+        # first defined) and rounded once to float32 where written
         self.scale_rows = (inv, lo, hi)
-
-    def scale(self, numbers) -> np.ndarray:
-        """The segment's raw numbers (in registration order) as value / scale, clipped to the bounds.
-
-        Plain Python arithmetic and one conversion: a handful of small numpy calls costs more than
-        this when the interpreter has just been busy in the engine (cold caches)."""
-        out = []
-        for x, inv, low, high in zip(numbers, self.scale_rows[0], self.scale_rows[1], self.scale_rows[2]):
-            v = x * inv
-            out.append(high if v > high else low if v < low else v)
-        return np.array(out, np.float32)
 
 
 def _unpack(masks) -> np.ndarray:
@@ -166,9 +256,140 @@ def _unpack(masks) -> np.ndarray:
     return np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")
 
 
+def _floats(length: int) -> tuple[array, np.ndarray]:
+    """A float32 store written element by element (``array.array``: a Python float is rounded to
+    float32 exactly as numpy rounds it, for a fraction of the cost of a numpy item assignment) and a
+    numpy view of the same memory for whole-slice copies."""
+    store = array("f", bytes(4 * length))
+    return store, np.frombuffer(store, np.float32)
+
+
+class _PlayerBlock:
+    """One engine seat's parts (the same for every observer): its scaled numbers and its units and
+    reach planes, kept up to date in place, and its memoised one-hots; ``seen``: the state fields
+    (``_PLAYER_FIELDS``, copied) they were written from; each ``*_version`` (and ``version``, for the
+    whole block) changes whenever the corresponding values do."""
+
+    __slots__ = ("numbers", "numbers_view", "planes", "planes_view", "flags", "flags_key", "seen", "version",
+                 "numbers_version", "planes_version")
+
+    def __init__(self, num_numbers: int):
+        self.numbers, self.numbers_view = _floats(num_numbers)
+        self.planes, self.planes_view = _floats(2 * NUM_SPACES)
+        self.flags = None
+        self.flags_key = _UNSET
+        self.seen = None
+        self.version = self.numbers_version = self.planes_version = 0
+
+
+class _Tracker:
+    """What the encoder knows about one game object: each seat's vector and what was last copied into
+    it, and the parts shared by all observers. Everything is checked against the state on every call,
+    so a tracker may serve any position; it is fastest for the one it saw last."""
+
+    def __init__(self, size: int, num_players: int, num_numbers: int, num_global_numbers: int):
+        n = num_players
+        # per seat: its vector (callers get copies) and, per part, what was last copied into it (a
+        # version or a memoised array)
+        self.vectors = [np.zeros(size, np.float32) for _ in range(n)]
+        self.written: list[list] = [[None] * (6 + 3 * n) for _ in range(n)]
+        self.frames: list = [_UNSET] * n
+        self.board = self.board_planes = None
+        # the parts that are the same for every observer
+        self.shared = _Part(3 * NUM_SPACES)                     # empty, blocked, decision space
+        self.units = _Part(D.NUM_UNITS * NUM_SPACES)             # extra: the occupied bit set written
+        self.global_numbers = _Part(num_global_numbers)          # extra: the state fields read
+        self.global_flags_key = _UNSET
+        self.global_flags = None
+        self.blocks = [_PlayerBlock(num_numbers) for _ in range(n)]     # per engine seat
+        self.seen_players = None        # every block's ``seen``, to compare all players at once
+        self.players_version = 0        # changes whenever any block does
+        self.flags_context = _UNSET     # turn order and port spaces the one-hots were built with
+        # per seat: the players version last copied into the vector, and per block its version
+        self.written_players = [None] * n
+        self.written_blocks: list[list] = [[None] * n for _ in range(n)]
+
+    def copy_from(self, other: "_Tracker") -> None:
+        """Become a copy of ``other`` (a good start for a position near the one ``other`` saw last,
+        such as a clone of it a few moves on). Tuples and memoised arrays are never changed in place
+        after they are stored, so they are shared; arrays and lists that are updated in place are
+        copied."""
+        for mine, theirs in zip(self.vectors, other.vectors):
+            np.copyto(mine, theirs)
+        self.written = [w[:] for w in other.written]
+        self.frames = other.frames[:]
+        self.board, self.board_planes = other.board, other.board_planes
+        for part, source in ((self.shared, other.shared), (self.units, other.units),
+                             (self.global_numbers, other.global_numbers)):
+            np.copyto(part.view, source.view)
+            part.inputs = source.inputs[:] if type(source.inputs) is list else source.inputs
+            part.extra, part.version = source.extra, source.version
+        self.global_flags_key, self.global_flags = other.global_flags_key, other.global_flags
+        for block, source in zip(self.blocks, other.blocks):
+            np.copyto(block.numbers_view, source.numbers_view)
+            np.copyto(block.planes_view, source.planes_view)
+            block.flags, block.flags_key, block.seen = source.flags, source.flags_key, source.seen
+            block.version, block.numbers_version = source.version, source.numbers_version
+            block.planes_version = source.planes_version
+        self.seen_players, self.players_version = other.seen_players, other.players_version
+        self.flags_context = other.flags_context
+        self.written_players = other.written_players[:]
+        self.written_blocks = [w[:] for w in other.written_blocks]
+
+
+class _Part:
+    """A part of the vector that is the same for every observer, kept up to date in place: ``values``
+    (and its numpy ``view``) were written from ``inputs``; ``version`` changes whenever they do."""
+
+    __slots__ = ("values", "view", "inputs", "extra", "version")
+
+    def __init__(self, length: int):
+        self.values, self.view = _floats(length)
+        self.inputs = None
+        self.extra = None
+        self.version = 0
+
+    def changed(self) -> None:
+        self.version = next(_versions)
+
+
+def _write_bits(values: array, view: np.ndarray, at: int, known, mask: int) -> None:
+    """Make ``values[at:at + 128]`` the 0/1 expansion of the bit set ``mask``, given that it holds the
+    expansion of ``known`` (None: unknown); a few changed bits are written one by one, many through
+    ``view`` (numpy, the same memory) at once."""
+    if known is not None:
+        diff = known ^ mask
+        if diff.bit_count() <= _FEW_BITS:
+            while diff:
+                low = diff & -diff
+                values[at + low.bit_length() - 1] = 1.0 if mask & low else 0.0
+                diff ^= low
+            return
+    view[at:at + NUM_SPACES] = _unpack((mask,))
+
+
+def _write_scaled(values: array, at: int, known, numbers, inv, low, high) -> None:
+    """Write ``numbers`` * ``inv`` clipped to [``low``, ``high``] (per element, float64, rounded to
+    float32 on writing) into ``values[at:]``, skipping the elements equal to those of ``known``."""
+    if known is None or len(known) != len(numbers):
+        known = (None,) * len(numbers)
+    for k, (was, x) in enumerate(zip(known, numbers)):
+        if was != x:
+            v = x * inv[k]
+            values[at + k] = high[k] if v > high[k] else low[k] if v < low[k] else v
+
+
+def _move_unit(values: array, space: int, was: int, now: int) -> None:
+    """Update the unit type planes (type-major) for ``space`` changing from unit ``was`` to ``now``."""
+    if was >= 0:
+        values[was * NUM_SPACES + space] = 0.0
+    if now >= 0:
+        values[now * NUM_SPACES + space] = 1.0
+
+
 def _remember(memo: dict, key, value: np.ndarray) -> np.ndarray:
-    """Store a memoised part. Parts only ever reach callers through ``np.concatenate`` (a copy),
-    so they are never modified after this."""
+    """Store a memoised part. Parts are only ever copied into an observation vector, so they are
+    never modified after this."""
     if len(memo) >= _MEMO_LIMIT:
         memo.clear()
     memo[key] = value
@@ -183,9 +404,11 @@ class ObservationEncoder:
     >>> vec[enc.slices["me.money"].slice] * 100           # doctest: +SKIP
     """
 
-    def __init__(self, num_players: int):
+    def __init__(self, num_players: int, max_games: int = 64):
         if num_players not in (1, 2, 3, 4):
             raise ValueError(f"num_players must be one of 1, 2, 3, 4 (got {num_players!r})")
+        if not isinstance(max_games, int) or max_games < 1:
+            raise ValueError(f"max_games must be a positive int (got {max_games!r})")
         self.num_players = n = num_players
         self.layout: list[ObsSlice] = []
         self._size = 0
@@ -301,14 +524,39 @@ class ObservationEncoder:
             self.low[s.slice] = s.low
             self.high[s.slice] = s.high
         self._static: dict = {}
-        self._memo_bits: dict = {}
-        self._memo_units: dict = {}
         self._memo_global: dict = {}
         self._memo_player: dict = {}
         self._memo_decision: dict = {}
         self._memo_imports: dict = {}
-        self._memo_global_numbers: dict = {}
-        self._memo_player_numbers: dict = {}
+
+        # where each part is written (absolute offsets); parts are numbered as in encode()
+        sl = self.slices
+        self._at_static = (0, NUM_STATIC_PLANES * NUM_SPACES)
+        self._at_shared = (sl["map.empty"].start, sl["map.decision_space"].start + NUM_SPACES)
+        self._at_planes = [(sl[f"map.occupant.{who}"].start, sl[f"map.reach.{who}"].start + NUM_SPACES)
+                           for who in self.player_names]
+        self._at_units = (sl[f"map.unit.{D.UNITS[0]}"].start, sl[f"map.unit.{D.UNITS[-1]}"].start + NUM_SPACES)
+        g = self._global
+        self._at_global_numbers = (g.start, g.start + g.num_stop)
+        self._at_global_flags = (g.start + g.num_stop, g.start + g.size)
+        self._at_player_numbers = [(p.start, p.start + p.num_stop) for p in self._players]
+        self._at_player_flags = [(p.start + p.num_stop, p.start + p.size) for p in self._players]
+        self._at_decision = (self._decision.start, self._decision.start + self._decision.size)
+        self._global_flag_at = {k: v - g.num_stop for k, v in g.offsets.items()}
+        seg = self._players[0]
+        self._player_flag_at = {k: v - seg.num_stop for k, v in seg.offsets.items()}
+        self._number_writers = tuple((kind, seg.offsets[name] + offset, *seg.scaling[name])
+                                     for _, name, offset, kind in _PLAYER_NUMBERS)
+        if seg.num_stop != seg.offsets["clan_state"] + NUM_CLAN_STATE:  # pragma: no cover - layout invariant
+            raise AssertionError("a player's scaled numbers must end with clan_state")
+        #: what the encoder knows about the games it encodes (see ``_tracker``): one tracker per
+        #: recurring game object (by id, least recently used first), and a scratch tracker for the
+        #: others, with the ids of the objects that used it before (those that come back recur)
+        self.max_games = max_games
+        self._trackers: OrderedDict[int, _Tracker] = OrderedDict()
+        self._scratch = self._new_tracker()
+        self._scratch_owner: int | None = None
+        self._returning: OrderedDict[int, None] = OrderedDict()
 
     # ---- segments ----------------------------------------------------------------------------------
     def _static_planes(self, board) -> np.ndarray:
@@ -339,14 +587,13 @@ class ObservationEncoder:
         return (*prices, *[_PRICE[i][s] for i, s in enumerate(prices)], len(game.pile), *game.import_track,
                 *values, turn.get("obtained", 0), turn.get("fulfilled", 0))
 
-    def _global_flags(self, game) -> np.ndarray:
-        """The global segment after its numbers: one-hots, Starting tile offers, contracts on display."""
-        tiles = tuple(game.tile_pool[:MAX_TILE_OFFERS]) if game.phase == SETUP else ()
-        key = (game.round, game.phase, game.scoring_tiles, game.port_tiles, tiles, *game.display)
+    def _global_flags(self, game, key: tuple, tiles: tuple) -> np.ndarray:
+        """The global segment after its numbers: one-hots, Starting tile offers, contracts on display
+        (``key``: round, phase, tiles, offers, display, as read by ``encode``)."""
         vec = self._memo_global.get(key)
         if vec is None:
             seg = self._global
-            o = {k: v - seg.num_stop for k, v in seg.offsets.items()}
+            o = self._global_flag_at
             vec = np.zeros(seg.size - seg.num_stop, np.float32)
             vec[o["round"] + game.round - 1] = 1
             vec[o["phase"] + game.phase] = 1
@@ -365,60 +612,103 @@ class ObservationEncoder:
             vec = _remember(self._memo_global, key, vec)
         return vec
 
-    @staticmethod
-    def _player_numbers(pl) -> tuple:
-        """Raw values of a player's scaled slices, in layout order (money .. clan state)."""
-        extra = pl.extra
-        if extra:
-            clan_state = []
-            for _, v in sorted(extra.items()):
-                if isinstance(v, (list, tuple)):
-                    clan_state.extend(x for x in v if isinstance(x, (int, float)))
-                elif isinstance(v, (int, float)):
-                    clan_state.append(v)
-            clan_state = clan_state[:NUM_CLAN_STATE] + _ZEROS[:NUM_CLAN_STATE - len(clan_state)]
-        else:
-            clan_state = _ZEROS[:NUM_CLAN_STATE]
-        return (pl.money, *pl.goods, *pl.units_left, *pl.tech, pl.merchants_board, pl.merchants_stock,
-                *pl.merchants_market, len(pl.done_contracts), pl.hops, pl.meat, *pl.imports, pl.glory, pl.passed,
-                len(pl.open_contracts), pl.vp_bid, *clan_state)
+    def _write_player_numbers(self, part: array, seen, fields: tuple, changed) -> None:
+        """Write into ``part`` (a player block's scaled numbers) the ``changed`` fields of ``fields``
+        (read by ``_PLAYER_FIELDS``; ``seen``: the snapshot ``part`` was written from, or None):
+        value * (1 / scale), clipped to the slice's bounds, in float64, rounded to float32 on writing.
+        Of a list, only the elements that changed are written."""
+        writers = self._number_writers
+        for j in changed:
+            if j >= len(writers):
+                break                       # the fields after the numbers feed other parts
+            kind, at, inv, low, high = writers[j]
+            value = fields[j]
+            if kind == _VALUE:
+                v = value * inv
+                part[at] = high if v > high else low if v < low else v
+                continue
+            if kind == _COUNT:
+                v = len(value) * inv
+                part[at] = high if v > high else low if v < low else v
+                continue
+            was = None if seen is None else seen[j]
+            if kind == _CLAN:
+                value = _clan_state(value)
+                was = None if was is None else _clan_state(was)
+            if was is None or len(was) != len(value):
+                was = (None,) * len(value)
+            for k, x in enumerate(value):
+                if x != was[k]:
+                    v = x * inv
+                    part[at + k] = high if v > high else low if v < low else v
 
-    def _player_flags(self, game, p: int, reach: int) -> np.ndarray:
-        """A player's segment after its numbers: one-hots and open contracts."""
-        pl = game.players[p]
-        order = game.turn_order
+    def _update_block(self, block: _PlayerBlock, fields: tuple, changed, game, p: int,
+                      port_spaces: tuple) -> None:
+        """Bring ``block`` up to date with ``fields`` (player ``p``'s state fields), given the indices
+        of the fields that differ from ``block.seen`` (all when it is None)."""
+        seen = block.seen
+        # ``changed`` is ascending and the fields are numbers first, spaces and reach last
+        if changed[0] < len(_PLAYER_NUMBERS):
+            self._write_player_numbers(block.numbers, seen, fields, changed)
+            block.numbers_version = next(_versions)
+        if changed[-1] >= _SPACES:
+            was = (None, None) if seen is None else (seen[_SPACES], seen[_REACH])
+            if was[0] != fields[_SPACES]:
+                _write_bits(block.planes, block.planes_view, 0, was[0], fields[_SPACES])
+            if was[1] != fields[_REACH]:
+                _write_bits(block.planes, block.planes_view, NUM_SPACES, was[1], fields[_REACH])
+            block.planes_version = next(_versions)
+        if seen is None or not _FLAG_FIELDS.isdisjoint(changed):
+            self._update_flags(block, fields, game, p, port_spaces)
+        block.seen = _player_snapshot(fields, seen, changed)
+        block.version = next(_versions)
+
+    def _update_flags(self, block: _PlayerBlock, fields: tuple, game, p: int, port_spaces: tuple) -> None:
+        """Rebuild ``block``'s one-hots and open contracts from its fields (with ``port_spaces``: the
+        spaces of the Port tile slots in play, and the turn order)."""
+        reach = fields[_REACH]
         in_reach = 0
-        for k, space in enumerate(game.topo.port_space[:len(game.port_tiles)]):
+        for k, space in enumerate(port_spaces):
             if reach >> space & 1:
                 in_reach |= 1 << k
-        key = (pl.shipping, pl.ports_used, in_reach, pl.clan, order.index(p) if p in order else -1,
-               *pl.open_contracts)
+        order = game.turn_order
+        key = (fields[_SHIPPING], fields[_PORTS_USED], in_reach, fields[_CLAN_NAME],
+               order.index(p) if p in order else -1, *fields[_OPEN_CONTRACTS])
+        if block.flags_key != key:
+            block.flags_key = key
+            block.flags = self._player_flags(key)
+
+    def _player_flags(self, key: tuple) -> np.ndarray:
+        """A player's segment after its numbers: one-hots and open contracts, from ``key``: shipping
+        level, ports used, ports in reach (bit sets over the Port tile slots), clan, turn position
+        (-1: not in the turn order) and the open contracts."""
         vec = self._memo_player.get(key)
         if vec is None:
+            shipping, ports_used, in_reach, clan, position, *open_contracts = key
             seg = self._players[0]
-            o = {k: v - seg.num_stop for k, v in seg.offsets.items()}
+            o = self._player_flag_at
             vec = np.zeros(seg.size - seg.num_stop, np.float32)
-            vec[o["shipping"] + pl.shipping] = 1
+            vec[o["shipping"] + shipping] = 1
             for k in range(NUM_PORT_SLOTS):
-                if pl.ports_used >> k & 1:
+                if ports_used >> k & 1:
                     vec[o["ports_used"] + k] = 1
                 if in_reach >> k & 1:
                     vec[o["ports_in_reach"] + k] = 1
-            slot = _CLAN_SLOT.get(pl.clan)
+            slot = _CLAN_SLOT.get(clan)
             if slot is None:
-                raise ValueError(f"clan {pl.clan!r} has no slot in the observation; known clans: {CLAN_NAMES}")
+                raise ValueError(f"clan {clan!r} has no slot in the observation; known clans: {CLAN_NAMES}")
             vec[o["clan"] + slot] = 1
-            if p in order:
-                vec[o["turn_position"] + order.index(p)] = 1
+            if position >= 0:
+                vec[o["turn_position"] + position] = 1
             at = o["contracts.open"]
-            for cid in pl.open_contracts[:2]:
+            for cid in open_contracts[:2]:
                 vec[at:at + CONTRACT_WIDTH] = CONTRACT_TABLE[cid + 1]
                 at += CONTRACT_WIDTH
             vec = _remember(self._memo_player, key, vec)
         return vec
 
-    def _decision_vector(self, game, seat: int) -> np.ndarray:
-        frame = game.stack[-1] if game.stack else None
+    def _decision_vector(self, frame, seat: int) -> np.ndarray:
+        """The decision segment for the pending ``frame`` (None when the game is over)."""
         key = (frame, seat)
         try:
             vec = self._memo_decision.get(key)
@@ -470,6 +760,56 @@ class ObservationEncoder:
         return vec
 
     # ---- encoding ---------------------------------------------------------------------------------
+    def _tracker(self, key: int) -> _Tracker:
+        """The tracker for the game object with id ``key``. A game object seen for the first time (a
+        new game, a clone in a search) gets the scratch tracker, which then holds the position encoded
+        just before: usually the nearest one (the position a clone was made from, the previous
+        decision). One that comes back after losing the scratch tracker recurs (a game of a batch
+        encoded in turn): it gets a tracker of its own, new or, at ``max_games``, the least recently
+        used one."""
+        trackers = self._trackers
+        tracker = trackers.get(key)
+        if tracker is not None:
+            if len(trackers) > 1:
+                trackers.move_to_end(key)
+            return tracker
+        if key == self._scratch_owner:
+            return self._scratch
+        returning = self._returning
+        if key in returning:
+            del returning[key]
+            if len(trackers) >= self.max_games:
+                _, tracker = trackers.popitem(last=False)
+            else:
+                tracker = self._new_tracker()
+                tracker.copy_from(self._scratch)
+            trackers[key] = tracker
+            return tracker
+        if self._scratch_owner is not None:
+            returning[self._scratch_owner] = None
+            if len(returning) > 4 * self.max_games:
+                returning.popitem(last=False)
+        self._scratch_owner = key
+        return self._scratch
+
+    def _new_tracker(self) -> _Tracker:
+        return _Tracker(self.size, self.num_players, self._players[0].num_stop, self._global.num_stop)
+
+    def __getstate__(self) -> dict:
+        """Pickling and deep copies leave the trackers behind: they are a cache, and their numpy views
+        of ``array.array`` stores would not survive a copy as views."""
+        state = self.__dict__.copy()
+        for name in ("_trackers", "_scratch", "_scratch_owner", "_returning"):
+            state.pop(name)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._trackers = OrderedDict()
+        self._scratch = self._new_tracker()
+        self._scratch_owner = None
+        self._returning = OrderedDict()
+
     def encode(self, game, seat: int) -> np.ndarray:
         """The observation of ``game`` for ``seat`` (a fresh float32 array of length ``size``)."""
         n = self.num_players
@@ -477,17 +817,134 @@ class ObservationEncoder:
             raise ValueError(f"this encoder is for {n} players; the game has {game.num_players}")
         if not 0 <= seat < n:
             raise ValueError(f"seat must be in 0..{n - 1} (got {seat!r})")
-        order = self._orders[seat]
+        t = self._tracker(id(game))
+        vector = t.vectors[seat]
+        written = t.written[seat]
         players = game.players
         stack = game.stack
         frame = stack[-1] if stack else None
+        occupied = game.occupied
 
-        # map bit planes, each part memoised on its own bit sets: empty / blocked / decision space, then
-        # per player its units and its reach (so the parts of players who did not move are reused)
-        spaces = [players[p].spaces for p in order]
-        union = 0
-        for mask in spaces:
-            union |= mask
+        # part 0: static land facts of the board
+        board = game.board
+        if board is not t.board:
+            t.board = board
+            t.board_planes = self._static_planes(board)
+        values = t.board_planes
+        if written[0] is not values:
+            a, b = self._at_static
+            vector[a:b] = values
+            written[0] = values
+
+        # part n+2: unit type planes; the spaces whose occupancy changed first, then (Port tile 7, clan
+        # abilities) any other space whose unit changed type
+        unit_at = game.unit_at
+        part = t.units
+        known = part.inputs
+        if known != unit_at:
+            values = part.values
+            if known is None:
+                part.view[:] = (np.array(unit_at) == _UNIT_TYPES).ravel()
+                part.inputs = unit_at[:]
+            else:
+                diff = occupied ^ part.extra
+                while diff:
+                    low = diff & -diff
+                    s = low.bit_length() - 1
+                    _move_unit(values, s, known[s], unit_at[s])
+                    known[s] = unit_at[s]
+                    diff ^= low
+                if known != unit_at:
+                    for s, (was, now) in enumerate(zip(known, unit_at)):
+                        if was != now:
+                            _move_unit(values, s, was, now)
+                            known[s] = now
+            part.changed()
+        part.extra = occupied
+        if written[2 + n] != part.version:
+            a, b = self._at_units
+            vector[a:b] = part.view
+            written[2 + n] = part.version
+
+        # parts n+3, n+4: global numbers and global one-hots / contracts
+        part = t.global_numbers
+        fields = (*_GLOBAL_FIELDS(game), len(game.pile), *(players[0].imports if n == 1 else ()))
+        if part.extra != fields:
+            part.extra = _snapshot(fields)
+            numbers = self._global_numbers(game)
+            if part.inputs != numbers:
+                _write_scaled(part.values, 0, part.inputs, numbers, *self._global.scale_rows)
+                part.inputs = numbers
+                part.changed()
+        phase = game.phase
+        tiles = tuple(game.tile_pool[:MAX_TILE_OFFERS]) if phase == SETUP else ()
+        key = (game.round, phase, game.scoring_tiles, game.port_tiles, tiles, *game.display)
+        if t.global_flags_key != key:
+            t.global_flags_key = key
+            t.global_flags = self._global_flags(game, key, tiles)
+        if written[3 + n] != part.version:
+            a, b = self._at_global_numbers
+            vector[a:b] = part.view
+            written[3 + n] = part.version
+        values = t.global_flags
+        if written[4 + n] is not values:
+            a, b = self._at_global_flags
+            vector[a:b] = values
+            written[4 + n] = values
+
+        # parts 2 .. n+1 (units and reach planes) and n+5 .. 3n+4 (numbers, one-hots and open
+        # contracts) of each player, observer first; kept per engine seat, shared by all observers.
+        # All players' fields are read and compared at once; only the blocks that differ are visited.
+        if -1 in map(_REACH_OF, players):           # a stale reach cache: rules.common.reach refreshes it
+            for p, pl in enumerate(players):
+                if pl.reach == -1:
+                    player_reach(game, p)
+        fields_all = tuple(map(_PLAYER_FIELDS, players))
+        seen_all = t.seen_players
+        turn_order = game.turn_order
+        port_spaces = game.topo.port_space[:len(game.port_tiles)]
+        context = t.flags_context
+        if context is _UNSET or context[0] != turn_order or context[1] != port_spaces:
+            t.flags_context = (turn_order[:], port_spaces)
+            for p, block in enumerate(t.blocks):
+                if block.seen is not None:
+                    self._update_flags(block, block.seen, game, p, port_spaces)
+                    block.version = next(_versions)
+            t.players_version = next(_versions)
+        if seen_all != fields_all:
+            blocks = t.blocks
+            for p in (range(n) if seen_all is None else compress(range(n), map(ne, seen_all, fields_all))):
+                block = blocks[p]
+                fields = fields_all[p]
+                seen = block.seen
+                changed = _ALL_PLAYER_FIELDS if seen is None else list(compress(_ALL_PLAYER_FIELDS,
+                                                                                   map(ne, seen, fields)))
+                self._update_block(block, fields, changed, game, p, port_spaces)
+            t.seen_players = tuple(map(_SEEN_OF, blocks))
+            t.players_version = next(_versions)
+        if t.written_players[seat] != t.players_version:
+            t.written_players[seat] = t.players_version
+            written_blocks = t.written_blocks[seat]
+            for i, p in enumerate(self._orders[seat]):
+                block = t.blocks[p]
+                if written_blocks[i] == block.version:
+                    continue
+                written_blocks[i] = block.version
+                if written[5 + n + i] != block.numbers_version:
+                    a, b = self._at_player_numbers[i]
+                    vector[a:b] = block.numbers_view
+                    written[5 + n + i] = block.numbers_version
+                if written[2 + i] != block.planes_version:
+                    a, b = self._at_planes[i]
+                    vector[a:b] = block.planes_view
+                    written[2 + i] = block.planes_version
+                if written[5 + 2 * n + i] is not block.flags:
+                    a, b = self._at_player_flags[i]
+                    vector[a:b] = block.flags
+                    written[5 + 2 * n + i] = block.flags
+        union = reduce(or_, map(_SPACES_OF, players))
+
+        # part 1: empty / blocked / decision space
         decision_space = 0
         if frame is not None:
             if frame[0] == K_EXCHANGE_TO:
@@ -497,49 +954,37 @@ class ObservationEncoder:
             elif frame[0] == K_EXCHANGE_FROM:
                 for s, _ in frame[2]:
                     decision_space |= 1 << s
-        occupied = game.occupied
-        memo = self._memo_bits
-        key = (game.topo.active & ~occupied, occupied & ~union, decision_space)
-        shared = memo.get(key)
-        if shared is None:
-            shared = _remember(memo, key, _unpack(key))
-        parts = [self._static_planes(game.board), shared]
-        reaches = []
-        for p, own in zip(order, spaces):
-            reach = player_reach(game, p)
-            reaches.append(reach)
-            key = (own, reach)
-            planes = memo.get(key)
-            if planes is None:
-                planes = _remember(memo, key, _unpack(key))
-            parts.append(planes)
-        key = tuple(game.unit_at)
-        units = self._memo_units.get(key)
-        if units is None:
-            by_type = [0] * D.NUM_UNITS             # one bit set per unit type
-            for s, u in enumerate(key):
-                if u >= 0:
-                    by_type[u] |= 1 << s
-            units = _remember(self._memo_units, key, _unpack(by_type))
-        parts.append(units)
-        numbers = self._global_numbers(game)
-        memo = self._memo_global_numbers
-        global_numbers = memo.get(numbers)
-        if global_numbers is None:
-            global_numbers = _remember(memo, numbers, self._global.scale(numbers))
-        parts.append(global_numbers)
-        parts.append(self._global_flags(game))
-        memo = self._memo_player_numbers
-        scale = self._players[0].scale
-        for i, p in enumerate(order):
-            numbers = self._player_numbers(players[p])
-            vec = memo.get(numbers)
-            if vec is None:
-                vec = _remember(memo, numbers, scale(numbers))
-            parts.append(vec)
-            parts.append(self._player_flags(game, p, reaches[i]))
-        parts.append(self._decision_vector(game, seat))
-        return np.concatenate(parts, dtype=np.float32)      # the 0/1 planes are uint8 until here
+        masks = (game.topo.active & ~occupied, occupied & ~union, decision_space)
+        part = t.shared
+        if part.inputs != masks:
+            known = part.inputs or (None, None, None)
+            for k in range(3):
+                if known[k] != masks[k]:
+                    _write_bits(part.values, part.view, k * NUM_SPACES, known[k], masks[k])
+            part.inputs = masks
+            part.changed()
+        if written[1] != part.version:
+            a, b = self._at_shared
+            vector[a:b] = part.view
+            written[1] = part.version
+
+        # last part: the pending decision
+        if t.frames[seat] != frame:
+            try:
+                values = self._memo_decision[(frame, seat)]
+                t.frames[seat] = frame
+            except KeyError:
+                values = self._decision_vector(frame, seat)
+                t.frames[seat] = frame
+            except TypeError:
+                # a clan frame holding a list, which could change in place: never trusted as a key
+                values = self._decision_vector(frame, seat)
+                t.frames[seat] = _UNSET
+            if written[5 + 3 * n] is not values:
+                a, b = self._at_decision
+                vector[a:b] = values
+                written[5 + 3 * n] = values
+        return vector.copy()
 
     # ---- documentation helpers ----------------------------------------------------------------------
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:

@@ -44,6 +44,7 @@ class GameConfig:
         self.validate()
 
     def validate(self) -> None:
+        """Raise ValueError naming the valid choices for any bad field (called on construction)."""
         if not isinstance(self.num_players, int) or self.num_players not in (1, 2, 3, 4):
             raise ValueError(f"num_players must be one of 1, 2, 3, 4 (got {self.num_players!r})")
         if not isinstance(self.seed, int):
@@ -75,6 +76,7 @@ class GameConfig:
                 raise ValueError(f"{f.name} must be True or False (got {getattr(self, f.name)!r})")
 
     def to_dict(self) -> dict:
+        """Plain JSON-serialisable fields (tuples as lists)."""
         d = asdict(self)
         for k in ("clans", "map_sides"):
             if d[k] is not None:
@@ -83,6 +85,7 @@ class GameConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "GameConfig":
+        """Inverse of ``to_dict``; unknown keys raise ValueError listing the valid fields."""
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:

@@ -114,6 +114,7 @@ class Game:
         return list(self._legal)
 
     def is_terminal(self) -> bool:
+        """True once the fifth round's Scoring is done (final scores are then fixed)."""
         return self.phase == GAME_OVER
 
     def apply(self, action: int) -> None:
@@ -273,10 +274,12 @@ class Game:
     # ------------------------------------------------------------------------------------------
     # views
     def public_state(self) -> dict:
+        """Everything public about the position as JSON-serialisable data (docs/public-state.md)."""
         from .views import public_state
         return public_state(self)
 
     def render_text(self) -> str:
+        """A terminal view: tiles, Market, contracts, player boards, the map and the pending decision."""
         from .views import render_text
         return render_text(self)
 
@@ -384,6 +387,9 @@ def atomic_write_text(path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)      # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -22,12 +22,39 @@ from pettingzoo.utils import wrappers
 
 from ..encoding import ObservationEncoder, action_mask
 from ..engine import Game, GameConfig
-from ..engine.actions import NUM_ACTIONS
+from ..engine.actions import NUM_ACTIONS, NUM_SPACES, SPACE, TAKE_CONTRACT, describe
+from ..engine.data import MAX_CONTRACT_BOXES, UNITS
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 #: keys ``reset(options=...)`` understands
 RESET_OPTIONS = ("game",)
+
+
+#: context-free action names per map (``actions.describe``), keyed by the map sides
+_ACTION_NAMES: dict = {}
+
+
+def action_string(game: Game, action: int) -> str:
+    """``game.action_to_string(action)`` from a table of the context-free names per map (built once
+    per board), with the same context added (the contract in a box, the unit on a space); raises
+    ValueError for an index outside the table."""
+    board = game.board
+    names = _ACTION_NAMES.get(board.sides)        # the sides fix the labels
+    if names is None:
+        names = _ACTION_NAMES[board.sides] = tuple(describe(a, board.label) for a in range(NUM_ACTIONS))
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
+    name = names[action]
+    if TAKE_CONTRACT <= action < TAKE_CONTRACT + MAX_CONTRACT_BOXES:
+        contract = game.display[action - TAKE_CONTRACT]
+        if contract >= 0:
+            name += f" (contract {contract})"
+    elif SPACE <= action < SPACE + NUM_SPACES:
+        space = action - SPACE
+        if game.unit_at[space] >= 0 and game.occupant[space] >= 0:
+            name += f" ({UNITS[game.unit_at[space]]} of player {game.occupant[space]})"
+    return name
 
 
 def env(**kwargs) -> AECEnv:
@@ -87,6 +114,8 @@ class raw_env(AECEnv):
             }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.game: Game | None = None
+        # observe() results: agent -> (game, actions applied, agent to move?, observation dict)
+        self._observed: dict = {}
 
     # ---- spaces and layout ---------------------------------------------------------------------------
     def observation_space(self, agent):
@@ -131,19 +160,32 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._observed = {}
         self._after_move(None)
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent):
         """``{"observation": float32 vector (seat-relative), "action_mask": int8 over NUM_ACTIONS}``;
-        the mask is all zeros for an agent that is not to move."""
+        the mask is all zeros for an agent that is not to move.
+
+        ``last()``, the wrappers and the agent often ask for the same observation within one step, so
+        it is computed once per agent and position (number of actions applied) and the same dict is
+        returned again until the next ``step()`` or ``reset()``; as in other PettingZoo environments
+        the arrays are not copied: treat them as read-only (copy before modifying). ``self.game`` is
+        changed only by ``step()``; after editing it in place, call ``reset(options={"game": ...})``."""
         game = self.game
-        if agent == self.agent_selection and not game.is_terminal():
+        to_move = agent == self.agent_selection
+        seen = self._observed.get(agent)
+        if seen is not None and seen[0] is game and seen[1] == game._hist_len and seen[2] == to_move:
+            return seen[3]
+        if to_move and not game.is_terminal():
             mask = action_mask(game.legal_actions())
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"observation": self.encoder.encode(game, self.agent_name_mapping[agent]), "action_mask": mask}
+        obs = {"observation": self.encoder.encode(game, self.agent_name_mapping[agent]), "action_mask": mask}
+        self._observed[agent] = (game, game._hist_len, to_move, obs)
+        return obs
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -153,17 +195,18 @@ class raw_env(AECEnv):
         game = self.game
         action = int(action)
         try:
-            text = game.action_to_string(action)
+            text = action_string(game, action)
         except ValueError:
             text = None                      # out of the table: apply() raises the explanation
         game.apply(action)                   # IllegalActionError leaves everything unchanged
         self._cumulative_rewards[agent] = 0.0
-        self._after_move(text)
-        self._accumulate_rewards()
+        if self._after_move(text):
+            self._accumulate_rewards()       # rewards are paid at the end only: zero until then
         if self.render_mode == "human":
             self.render()
 
-    def _after_move(self, action_string: str | None) -> None:
+    def _after_move(self, action_string: str | None) -> bool:
+        """Update rewards, infos and the agent to move after a move (or a reset); True at the end."""
         game = self.game
         decision = game.decision_kind
         if game.is_terminal():
@@ -178,11 +221,13 @@ class raw_env(AECEnv):
             last = self.agent_selection if action_string is not None else self.agents[0]
             seat = self.agent_name_mapping.get(last, 0)
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
-            return
+            return True
+        rewards, infos = self.rewards, self.infos
         for a in self.agents:
-            self.rewards[a] = 0.0
-            self.infos[a] = {"action_string": action_string, "decision": decision}
+            rewards[a] = 0.0
+            infos[a] = {"action_string": action_string, "decision": decision}
         self.agent_selection = self.possible_agents[game.current_player]
+        return False
 
     # ---- render / close ----------------------------------------------------------------------------
     def render(self):

@@ -21,7 +21,7 @@ from gymnasium import spaces
 from ..encoding import ObservationEncoder, action_mask
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
-from .aec import RENDER_MODES
+from .aec import RENDER_MODES, action_string
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
@@ -141,7 +141,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset() before step()")
         action = int(action)
         try:
-            text = game.action_to_string(action)
+            text = action_string(game, action)
         except ValueError:
             text = None
         try:

@@ -104,6 +104,15 @@ def apply_place(g, frame, action: int) -> None:
         expansion_bonuses(g, p, unit, space)
 
 
+_PLACE_MODES = {PLACE_FIRST: "first Worker: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
+                PLACE_FREE: "Free space: no land cost", PLACE_CLAN: "clan placement"}
+
+
+@describe_for(K_PLACE)
+def describe_place(g, frame) -> str:
+    return f"Choose the space for your {D.UNITS[frame[2]]} ({_PLACE_MODES.get(frame[3], 'placement')})"
+
+
 def expansion_bonuses(g, p: int, unit: int, space: int, neighbourhood: bool = True) -> None:
     """After an Expand: the Neighbourhood bonus and the Building bonus, in the player's order."""
     nb = neighbourhood_goods(g, p, space) if (neighbourhood and g.num_players > 1) else 0
