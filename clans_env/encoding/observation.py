@@ -27,8 +27,10 @@ The parts that do not depend on the observer (a player's scaled numbers and its 
 planes, the shared map planes, the unit type planes, the global numbers) are kept once per engine
 seat and updated element by element (only the fields, bits and spaces that changed) in
 ``array.array`` stores; one-hot parts and the decision context are memoised on their inputs. A
-seat's vector copies in the parts whose version changed and the caller gets a copy of it. The
-values are bit-identical to the first, memoise-and-concatenate implementation (pinned by
+seat's vector copies in the parts whose version changed and the caller gets a copy of it. All of
+this is kept per game object (a "tracker"), so one encoder serves a batch of games encoded in turn
+(``max_games`` of them) as fast as a single game; fresh objects (new games, clones in a search) share
+a scratch tracker holding the position encoded just before. The values are bit-identical to the first, memoise-and-concatenate implementation (pinned by
 ``tests/test_encoding_equivalence.py``). Pure numpy; imports only the engine.
 """
 from __future__ import annotations
@@ -398,6 +400,9 @@ def _remember(memo: dict, key, value: np.ndarray) -> np.ndarray:
 
 class ObservationEncoder:
     """Encodes a ``Game`` as a float32 vector from one seat's point of view.
+
+    ``max_games``: how many game objects encoded in turn (self-play batches) keep their own
+    incremental state; more still encode correctly, only slower. Each call returns a fresh array.
 
     >>> enc = ObservationEncoder(2)
     >>> vec = enc.encode(game, seat=0)                    # doctest: +SKIP
