@@ -124,9 +124,9 @@ class MCTSAgent(Agent):
             raise ValueError(f"sims must be a positive int (got {sims!r})")
         if seconds is not None and seconds <= 0:
             raise ValueError(f"seconds must be positive (got {seconds!r})")
-        if depth < 0 or workers < 1 or scale <= 0 or c < 0 or top_k < 0:
-            raise ValueError(f"need depth >= 0, workers >= 1, scale > 0, c >= 0 and top_k >= 0 (got depth={depth}, "
-                             f"workers={workers}, scale={scale}, c={c}, top_k={top_k})")
+        if depth < 0 or workers < 1 or scale <= 0 or c < 0 or top_k < 0 or widen < 0:
+            raise ValueError(f"need depth >= 0, workers >= 1, scale > 0, c >= 0, top_k >= 0 and widen >= 0 (got "
+                             f"depth={depth}, workers={workers}, scale={scale}, c={c}, top_k={top_k}, widen={widen})")
         self.sims = sims
         self.seconds = seconds
         self.c = float(c)

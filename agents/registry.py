@@ -4,7 +4,7 @@ A spec is ``kind`` or ``kind:key=value,key=value``::
 
     make("random")
     make("heuristic:seed=3")
-    make("mcts:sims=200,c=0.7,rollout=heuristic,depth=20,seed=3")
+    make("mcts:sims=200,c=0.2,rollout=heuristic,depth=20,seed=3")
     make("mcts:seconds=1.0")
     make("ppo:path=runs/ppo/model.pt,greedy=1")
 

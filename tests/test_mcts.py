@@ -197,7 +197,8 @@ def test_normalised_values_are_per_player_and_bounded():
 
 
 def test_bad_options_are_rejected():
-    for kw in ({"sims": 0}, {"rollout": "greedy"}, {"depth": -1}, {"c": -1.0}, {"seconds": 0.0}, {"workers": 0}):
+    for kw in ({"sims": 0}, {"rollout": "greedy"}, {"depth": -1}, {"c": -1.0}, {"seconds": 0.0}, {"workers": 0},
+               {"widen": -1.0}):
         with pytest.raises(ValueError):
             MCTSAgent(**kw)
 
