@@ -9,6 +9,7 @@ time the OS gives to other processes does not count) and keeps the best batch of
     python benchmarks/env_speed.py                  # 2 and 4 players, 20 games per batch
     python benchmarks/env_speed.py --players 1 2 3 4 --games 20 --repeats 5
     python benchmarks/env_speed.py --baseline HEAD  # also a git revision, alternating, with ratios
+    python benchmarks/env_speed.py --instructions --games 4 --baseline HEAD   # instruction counts (valgrind)
 
 Columns:
   engine us/step   bare engine: legal_actions() + random pick + apply()
@@ -28,12 +29,19 @@ Columns:
 With --baseline REV the measurement runs alternately (--rounds times) in fresh processes on this
 checkout and on a temporary git worktree of REV (both timed by this script's loops); the report
 gives each version's median rows and the current / baseline ratios of the same run.
+
+With --instructions the same loops run under valgrind's cachegrind and the report gives instructions
+per step: deterministic, so unaffected by other jobs on the machine, but blind to memory stalls (time
+per instruction is higher in the environment and the encoder, which move more data, than in the
+engine), so it complements the timings rather than replacing them.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -233,6 +241,66 @@ def run_in(path: str, num_players: int, games: int, repeats: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+WORKLOADS = ("engine", "encode", "raw_env", "env")
+
+
+def workload(mode: str, num_players: int, games: int) -> int:
+    """The loops above without timing, for instruction counting: ``engine``, ``encode`` (the engine
+    loop plus ObservationEncoder.encode for the player to move), ``raw_env`` or ``env``. Returns the
+    number of steps."""
+    from clans_env import Game, GameConfig
+    from clans_env.encoding import ObservationEncoder
+    from clans_env.env.aec import env as make_env
+    from clans_env.env.aec import raw_env
+
+    seeds = range(1000, 1000 + games)
+    if mode in ("raw_env", "env"):
+        return env_batch(raw_env(num_players=num_players) if mode == "raw_env" else make_env(num_players=num_players),
+                         seeds)[0]
+    encoder = ObservationEncoder(num_players) if mode == "encode" else None
+    steps = 0
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        game = Game(GameConfig(num_players=num_players, seed=seed))
+        while not game.is_terminal():
+            if encoder is not None:
+                encoder.encode(game, game.current_player)
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+            steps += 1
+    return steps
+
+
+def count_instructions(path: str, mode: str, num_players: int, games: int) -> tuple[int, int]:
+    """(instructions, steps) of ``workload`` run under valgrind's cachegrind in a fresh process that
+    imports ``clans_env`` from ``path`` (hash seed fixed, so the count repeats)."""
+    code = (f"import sys; sys.path.insert(0, {path!r}); sys.path.insert(0, {os.path.join(ROOT, 'benchmarks')!r});"
+            f"import env_speed as m; print('steps', m.workload({mode!r}, {num_players}, {games}))")
+    env = dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                          sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
+    refs = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    steps = re.search(r"^steps (\d+)$", out.stdout, re.M)
+    if refs is None or steps is None:  # pragma: no cover - valgrind output format
+        raise RuntimeError(f"could not read valgrind's instruction count:\n{out.stderr[-2000:]}")
+    return int(refs.group(1).replace(",", "")), int(steps.group(1))
+
+
+def instructions_per_step(path: str, num_players: int, games: int, progress=None) -> dict:
+    """Instructions per step of every workload: the count with ``games`` games minus the count with
+    none (imports and construction), over the steps; ``encode`` is the encoder's part alone."""
+    per_step = {}
+    for mode in WORKLOADS:
+        base, _ = count_instructions(path, mode, num_players, 0)
+        total, steps = count_instructions(path, mode, num_players, games)
+        per_step[mode] = (total - base) / steps
+        if progress is not None:
+            progress.update(1)
+    per_step["encode"] -= per_step["engine"]
+    return {"players": num_players, **per_step, "raw_ratio": per_step["raw_env"] / per_step["engine"],
+            "ratio": per_step["env"] / per_step["engine"]}
+
+
 def median_row(runs: list[dict]) -> dict:
     """Per column, the median over runs (a figure and its ratio may come from different runs)."""
     return {k: (float(np.median([r[k] for r in runs])) if isinstance(v, float) else v) for k, v in runs[0].items()}
@@ -258,8 +326,13 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--baseline", help="git revision to measure alternately in the same run (fresh processes)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="with --baseline: alternating runs per version and player count (the median counts)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per step under valgrind (deterministic, immune to machine load; "
+                             "slow: use a few --games) instead of timing")
     args = parser.parse_args(argv)
     console = Console(width=200)
+    if args.instructions:
+        return instruction_report(args, console)
     title = f"env_speed: {args.games} random games per batch, best of {args.repeats} batches"
     if not args.baseline:
         rows = []
@@ -308,6 +381,41 @@ def main(argv=None) -> list[dict]:
         return rows["current"]
     finally:
         subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
+
+
+def instruction_report(args, console: Console) -> list[dict]:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    tmp = None
+    versions = {"current": ROOT}
+    if args.baseline:
+        tmp = tempfile.mkdtemp(prefix="clans-env-baseline-")
+        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.baseline], check=True,
+                       capture_output=True)
+        versions = {"baseline": tmp, "current": ROOT}
+    try:
+        for path in versions.values():       # compile first, so no count includes compiling a module
+            subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(path, "clans_env"),
+                            os.path.join(ROOT, "benchmarks")], check=True, capture_output=True)
+        rows = {}
+        with tqdm(total=len(versions) * len(args.players) * len(WORKLOADS), desc="valgrind runs (2 each)",
+                  unit="loop") as progress:
+            for name, path in versions.items():
+                rows[name] = [instructions_per_step(path, n, args.games, progress) for n in args.players]
+    finally:
+        if tmp:
+            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
+    table = Table(title=f"env_speed --instructions: thousand instructions per step, {args.games} games "
+                        f"(cachegrind; count with the games minus count without)")
+    for col in ("version", "players", "engine", "encode", "raw_env", "env()", "raw_env / engine", "env() / engine"):
+        table.add_column(col, justify="right")
+    for name, version_rows in rows.items():
+        for r in version_rows:
+            table.add_row(name, str(r["players"]), f"{r['engine'] / 1e3:.0f}", f"{r['encode'] / 1e3:.0f}",
+                          f"{r['raw_env'] / 1e3:.0f}", f"{r['env'] / 1e3:.0f}", f"{r['raw_ratio']:.2f}x",
+                          f"{r['ratio']:.2f}x")
+    console.print(table)
+    return rows["current"]
 
 
 if __name__ == "__main__":

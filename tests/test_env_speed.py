@@ -54,3 +54,17 @@ def test_constant_env_is_a_valid_aec_env(env_speed):
     do their normal work around it."""
     from pettingzoo.test import api_test
     api_test(env_speed.wrap_like_env(env_speed.ConstantEnv(2, 40, 10, 4)), num_cycles=20)
+
+
+def test_instruction_workloads_play_the_same_games(env_speed):
+    """--instructions: the untimed engine, encode, raw_env and env() workloads play the same games, so
+    their per-step instruction counts compare like with like."""
+    steps = {mode: env_speed.workload(mode, 3, 1) for mode in env_speed.WORKLOADS}
+    assert len(set(steps.values())) == 1 and steps["engine"] > 50
+
+
+def test_instruction_count_without_valgrind_says_what_is_missing(env_speed, monkeypatch):
+    """--instructions on a machine without valgrind stops with a message naming what to install."""
+    monkeypatch.setattr(env_speed.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match="valgrind"):
+        env_speed.main(["--instructions", "--players", "2", "--games", "1"])

@@ -29,9 +29,10 @@ seat and updated element by element (only the fields, bits and spaces that chang
 ``array.array`` stores; one-hot parts and the decision context are memoised on their inputs. A
 seat's vector copies in the parts whose version changed and the caller gets a copy of it. All of
 this is kept per game object (a "tracker"), so one encoder serves a batch of games encoded in turn
-(``max_games`` of them) as fast as a single game; fresh objects (new games, clones in a search) share
-a scratch tracker holding the position encoded just before. The values are bit-identical to the first, memoise-and-concatenate implementation (pinned by
-``tests/test_encoding_equivalence.py``). Pure numpy; imports only the engine.
+(``max_games`` of them) as fast as a single game; fresh objects (new games, clones in a search)
+share a scratch tracker holding the position encoded just before. The values are bit-identical to
+the first, memoise-and-concatenate implementation (pinned by ``tests/test_encoding_equivalence.py``).
+Pure numpy; imports only the engine.
 """
 from __future__ import annotations
 

@@ -205,7 +205,7 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _after_move(self, action_string: str | None) -> bool:
+    def _after_move(self, move_name: str | None) -> bool:
         """Update rewards, infos and the agent to move after a move (or a reset); True at the end."""
         game = self.game
         decision = game.decision_kind
@@ -216,16 +216,16 @@ class raw_env(AECEnv):
                 seat = self.agent_name_mapping[a]
                 self.rewards[a] = values[seat]
                 self.terminations[a] = True
-                self.infos[a] = {"action_string": action_string, "decision": decision, "scores": rows[seat]}
+                self.infos[a] = {"action_string": move_name, "decision": decision, "scores": rows[seat]}
             # let every agent see its final reward, starting after the one that just moved
-            last = self.agent_selection if action_string is not None else self.agents[0]
+            last = self.agent_selection if move_name is not None else self.agents[0]
             seat = self.agent_name_mapping.get(last, 0)
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
             return True
         rewards, infos = self.rewards, self.infos
         for a in self.agents:
             rewards[a] = 0.0
-            infos[a] = {"action_string": action_string, "decision": decision}
+            infos[a] = {"action_string": move_name, "decision": decision}
         self.agent_selection = self.possible_agents[game.current_player]
         return False
 
