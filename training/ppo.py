@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from torch import nn
 from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, check_encoder, observation_fingerprint,
                         observation_layout, read_checkpoint)
 from clans_env.engine.actions import NUM_ACTIONS
-from clans_env.engine.game import atomic_write_text
+from clans_env.engine.game import atomic_write, atomic_write_text
 
 from .config import PPOConfig
 from .evaluate import evaluate_net
@@ -46,24 +45,9 @@ LOG_NAME = "log.jsonl"
 # ------------------------------------------------------------------------------------------------
 # files
 def atomic_torch_save(obj, path) -> None:
-    """``torch.save`` to a temporary file in the target's directory, fsync, then rename over it:
-    a crash leaves either the old file or the new one, never a torn one."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(obj, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """``torch.save`` written atomically (temporary file, fsync, rename): a crash leaves either the
+    old file or the new one, never a torn one."""
+    atomic_write(path, lambda fh: torch.save(obj, fh), binary=True)
 
 
 def encoder_info(encoder) -> dict:

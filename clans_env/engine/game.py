@@ -378,13 +378,17 @@ def _action_names(labels) -> dict:
     return table
 
 
-def atomic_write_text(path, text: str) -> None:
+def atomic_write(path, write, binary: bool = False) -> None:
+    """Write a file atomically: ``write(fh)`` fills a temporary file in the same folder, which is
+    flushed, fsynced and renamed over ``path``; a crash leaves the old file or the new one, never
+    a torn one. Missing parent folders are created."""
     path = os.fspath(path)
     d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         umask = os.umask(0)
@@ -397,3 +401,7 @@ def atomic_write_text(path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write_text(path, text: str) -> None:
+    atomic_write(path, lambda fh: fh.write(text))

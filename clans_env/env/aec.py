@@ -231,21 +231,27 @@ class raw_env(AECEnv):
 
     # ---- render / close ----------------------------------------------------------------------------
     def render(self):
-        if self.render_mode is None:
-            logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'")
-            return None
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return self.game.render_text()
-        if self.render_mode == "human":
-            print(self.game.render_text())
-            return None
-        from .render import render_rgb
-        return render_rgb(self.game)
+        return render_game(self.game, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release: pictures are drawn on a fresh matplotlib Figure each time."""
 
     def __str__(self) -> str:
         return self.metadata["name"]
+
+
+def render_game(game, render_mode):
+    """The render() of both environments: text for "ansi", printed text for "human", a numpy
+    picture of the map and boards for "rgb_array"."""
+    if render_mode is None:
+        logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'")
+        return None
+    if game is None:
+        raise RuntimeError("call reset() before render()")
+    if render_mode == "ansi":
+        return game.render_text()
+    if render_mode == "human":
+        print(game.render_text())
+        return None
+    from .render import render_rgb
+    return render_rgb(game)

@@ -167,19 +167,8 @@ class SingleAgentEnv(gymnasium.Env):
         return action_mask(self.game.legal_actions(), bool)
 
     def render(self):
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'rgb_array' "
-                                  "or 'human'")
-            return None
-        if self.game is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return self.game.render_text()
-        if self.render_mode == "human":
-            print(self.game.render_text())
-            return None
-        from .render import render_rgb
-        return render_rgb(self.game)
+        from .aec import render_game
+        return render_game(self.game, self.render_mode)
 
     # ---- internals -----------------------------------------------------------------------------------
     def _play_opponents(self) -> None:
