@@ -25,28 +25,12 @@ from collections import Counter, defaultdict
 from tqdm import tqdm
 
 
-def random_config(rng: random.Random, n: int, seed: int):
-    """Random clans and variants: draft / auction / fixed clans / Without Clans, Kickstarter,
-    static imports, no Scoring or Port tiles, tighter map."""
-    from clans_env import GameConfig
-    from clans_env.engine import data as D
-
-    kickstarter = rng.random() < 0.3
-    selection = rng.choice(["draft", "auction", "fixed", "none"])
-    pool = list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if kickstarter else [])
-    return GameConfig(num_players=n, seed=seed, kickstarter=kickstarter,
-                      clans=rng.sample(pool, n) if selection == "fixed" else None,
-                      clan_selection="draft" if selection == "fixed" else selection,
-                      static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
-                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3)
-
-
 def play_one(job: tuple[int, int, float]) -> dict:
     """Play one checked game; returns its scores or the error."""
     n, seed, pass_prob = job
     from clans_env import Game
     from clans_env.engine.actions import PASS
-    from clans_env.engine.invariants import check_invariants
+    from clans_env.engine.invariants import check_invariants, random_config
 
     rng = random.Random(seed * 7919 + n)
     cfg = random_config(rng, n, seed)

@@ -32,6 +32,7 @@ from rich.text import Text
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
+from clans_env.engine.views import contract_parts
 from clans_env.engine.board import KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from clans_env.engine.config import CLAN_SELECTIONS
 from clans_env.engine.rules.common import placement_cost, price, reach
@@ -86,26 +87,6 @@ def seat_text(p: int, human: int | None = None, names=None) -> Text:
     elif names is not None:
         label += f" {names[p]}"
     return Text(label, style=SEAT_STYLES[p % len(SEAT_STYLES)])
-
-
-def contract_parts(cid: int) -> tuple[str, str]:
-    """(what the contract needs, what it gives) in words."""
-    c = D.CONTRACT_BY_ID[cid]
-    need = [f"{q} {D.GOODS[i]}" for i, q in enumerate(c.goods) if q]
-    if c.beef:
-        need.append(f"{c.beef} beef")
-    if c.mutton:
-        need.append(f"{c.mutton} mutton")
-    gain = [f"{q} {D.IMPORTS[i]}" for i, q in enumerate(c.imports) if q]
-    if c.hops:
-        gain.append(f"{c.hops} hops")
-    if c.money:
-        gain.append(f"£{c.money}")
-    if c.free_space:
-        gain.append("free space" if c.free_space == 1 else f"{c.free_space} free spaces")
-    if c.bonus_upgrade:
-        gain.append("bonus upgrade" if c.bonus_upgrade == 1 else f"{c.bonus_upgrade} bonus upgrades")
-    return ", ".join(need), ", ".join(gain)
 
 
 def _land_letters(mask: int) -> str:

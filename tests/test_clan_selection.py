@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
-from clans_env.engine.invariants import check_invariants
+from clans_env.engine.invariants import check_invariants, random_config
 from helpers import act, legal_names
 
 SIDES = ("A1", "B1", "C1", "D1")
@@ -228,17 +228,6 @@ def test_illegal_bid_keeps_state():
 
 
 # ---- random games: properties --------------------------------------------------------------------
-def random_config(rng: random.Random, n: int, seed: int) -> GameConfig:
-    ks = rng.random() < 0.3
-    selection = rng.choice(["draft", "auction", "none", "fixed"])
-    pool = list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if ks else [])
-    return GameConfig(num_players=n, seed=seed, kickstarter=ks,
-                      clans=rng.sample(pool, n) if selection == "fixed" else None,
-                      clan_selection="draft" if selection == "fixed" else selection,
-                      static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
-                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3)
-
-
 def play_checked(cfg: GameConfig, rng: random.Random) -> Game:
     """Random legal moves (passing rarely, so games go deep), invariants after every action,
     a save/load round trip at random moments."""

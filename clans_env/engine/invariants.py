@@ -126,3 +126,18 @@ def check_invariants(g) -> None:
         lines = sum(v for k, v in row.items() if k not in NOT_VP)
         if lines != row["total"]:
             _fail(f"player {p}: score lines add up to {lines}, total says {row['total']}")
+
+
+def random_config(rng, n: int, seed: int):
+    """A random configuration for checked random games: clan selection (draft, auction, fixed
+    clans, none), Kickstarter, static imports, no Scoring or Port tiles, tighter map.
+    ``rng`` is a ``random.Random``."""
+    from .config import GameConfig
+    kickstarter = rng.random() < 0.3
+    selection = rng.choice(["draft", "auction", "none", "fixed"])
+    pool = list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if kickstarter else [])
+    return GameConfig(num_players=n, seed=seed, kickstarter=kickstarter,
+                      clans=rng.sample(pool, n) if selection == "fixed" else None,
+                      clan_selection="draft" if selection == "fixed" else selection,
+                      static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
+                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3)

@@ -130,23 +130,29 @@ def render_text(g) -> str:
     return "\n".join(lines)
 
 
-def _contract_text(cid: int) -> str:
+def contract_parts(cid: int) -> tuple[str, str]:
+    """(what the contract needs, what it gives) in words, e.g. ("1 wool, 2 beef", "3 cotton, £10")."""
     c = D.CONTRACT_BY_ID[cid]
-    need = [f"{q}{D.GOODS[i]}" for i, q in enumerate(c.goods) if q]
+    need = [f"{q} {D.GOODS[i]}" for i, q in enumerate(c.goods) if q]
     if c.beef:
-        need.append(f"{c.beef}beef")
+        need.append(f"{c.beef} beef")
     if c.mutton:
-        need.append(f"{c.mutton}mutton")
-    gain = [f"{q}{D.IMPORTS[i]}" for i, q in enumerate(c.imports) if q]
+        need.append(f"{c.mutton} mutton")
+    gain = [f"{q} {D.IMPORTS[i]}" for i, q in enumerate(c.imports) if q]
     if c.hops:
-        gain.append(f"{c.hops}hops")
+        gain.append(f"{c.hops} hops")
     if c.money:
         gain.append(f"£{c.money}")
     if c.free_space:
-        gain.append("free-space")
+        gain.append("free space" if c.free_space == 1 else f"{c.free_space} free spaces")
     if c.bonus_upgrade:
-        gain.append(f"{c.bonus_upgrade}xupgrade")
-    return f"#{cid} {'+'.join(need)} -> {'+'.join(gain)}"
+        gain.append("bonus upgrade" if c.bonus_upgrade == 1 else f"{c.bonus_upgrade} bonus upgrades")
+    return ", ".join(need), ", ".join(gain)
+
+
+def _contract_text(cid: int) -> str:
+    need, gain = contract_parts(cid)
+    return f"#{cid} {need} -> {gain}"
 
 
 def _map_text(g) -> str:
