@@ -14,12 +14,16 @@ time the OS gives to other processes does not count) and keeps the best batch of
 Columns:
   engine us/step   bare engine: legal_actions() + random pick + apply()
   raw_env us/step  raw_env(): last() (observation + mask) + random pick from the mask + step()
-  env() us/step    the same loop on env() (PettingZoo's TerminateIllegal, AssertOutOfBounds and
-                   OrderEnforcing wrappers around raw_env)
+  env() us/step    the same loop on env() (raw_env in PettingZoo's classic wrapper stack)
   encode us        ObservationEncoder.encode for the player to move (alone, in the game loop)
   mask us          building the int8 action mask from legal_actions() (alone, as observe() does)
-  PZ wrappers us   the same three wrappers around a trivial AEC env that does no work (constant
-                   observation), minus that env unwrapped: PettingZoo's own cost per step
+  wrappers us      env()'s wrapper stack (PettingZoo's TerminateIllegal, AssertOutOfBounds and
+                   OrderEnforcing classes, with the per-step attribute reads bound, see
+                   ``clans_env.env.aec._bound``) around a trivial AEC env that does no work
+                   (constant observation), minus that env unwrapped
+  plain PZ wrappers us
+                   the same for PettingZoo's wrapper classes as they come (every attribute
+                   forwarded level by level through ``__getattr__``)
   raw_env / engine, env() / engine
                    cost per step relative to the bare engine (issue 4's target: <= 2)
   no-obs raw_env / engine
@@ -84,7 +88,7 @@ def env_batch(environment, seeds) -> tuple[int, float]:
             if terminated or truncated:
                 environment.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = obs["action_mask"].nonzero()[0]      # the masked-in indices, sorted (mask is 1-D)
             environment.step(legal[rng.integers(len(legal))])
             steps += 1
     return steps, time.thread_time() - start
@@ -141,7 +145,14 @@ class ConstantEnv(AECEnv):
 
 
 def wrap_like_env(environment: AECEnv) -> AECEnv:
-    """The wrapper stack of ``clans_env.env.aec.env`` (kept in step with it by tests/test_env_speed.py)."""
+    """The wrapper stack of ``clans_env.env.aec.env`` (the same function; tests/test_env_speed.py checks)."""
+    from clans_env.env.aec import standard_wrappers
+    return standard_wrappers(environment)
+
+
+def wrap_plain(environment: AECEnv) -> AECEnv:
+    """PettingZoo's wrapper classes as they come (every attribute forwarded by ``__getattr__``), for
+    the "plain PZ wrappers" column."""
     environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
     environment = wrappers.AssertOutOfBoundsWrapper(environment)
     return wrappers.OrderEnforcingWrapper(environment)
@@ -204,10 +215,12 @@ def measure(num_players: int, games: int, repeats: int, progress=None) -> dict:
     unencoded.encoder.encode = lambda game, seat: blank.copy()    # the env minus the observation vector
     constant = ConstantEnv(num_players, steps_per_game, num_actions, size)
     constant_wrapped = wrap_like_env(ConstantEnv(num_players, steps_per_game, num_actions, size))
+    constant_plain = wrap_plain(ConstantEnv(num_players, steps_per_game, num_actions, size))
     loops = {"engine": lambda: engine_batch(num_players, seeds), "env": lambda: env_batch(wrapped, seeds),
              "raw": lambda: env_batch(raw, seeds), "unencoded": lambda: env_batch(unencoded, seeds),
              "constant": lambda: env_batch(constant, seeds),
-             "constant_wrapped": lambda: env_batch(constant_wrapped, seeds)}
+             "constant_wrapped": lambda: env_batch(constant_wrapped, seeds),
+             "constant_plain": lambda: env_batch(constant_plain, seeds)}
     best: dict = dict.fromkeys(loops)
     steps: dict = {}
     for repeat in range(repeats):
@@ -228,6 +241,7 @@ def measure(num_players: int, games: int, repeats: int, progress=None) -> dict:
             "engine_sps": 1e6 / us["engine"], "env_sps": 1e6 / us["env"], "raw_sps": 1e6 / us["raw"],
             "engine_us": us["engine"], "raw_us": us["raw"], "env_us": us["env"],
             "encode_us": encode_us, "mask_us": mask_us, "wrappers_us": us["constant_wrapped"] - us["constant"],
+            "plain_wrappers_us": us["constant_plain"] - us["constant"],
             "unencoded_us": us["unencoded"], "ratio": us["env"] / us["engine"], "raw_ratio": us["raw"] / us["engine"],
             "unencoded_ratio": us["unencoded"] / us["engine"]}
 
@@ -307,14 +321,16 @@ def median_row(runs: list[dict]) -> dict:
 
 
 COLUMNS = ("players", "steps/game", "engine steps/s", "raw_env steps/s", "env() steps/s", "engine us/step",
-           "raw_env us/step", "env() us/step", "encode us", "mask us", "PZ wrappers us", "raw_env / engine",
+           "raw_env us/step", "env() us/step", "encode us", "mask us", "wrappers us", "plain PZ wrappers us",
+           "raw_env / engine",
            "env() / engine", "no-obs raw_env / engine")
 
 
 def row_cells(r: dict) -> list[str]:
     return [str(r["players"]), f"{r['steps'] / r['games']:.0f}", f"{r['engine_sps']:,.0f}", f"{r['raw_sps']:,.0f}",
             f"{r['env_sps']:,.0f}", f"{r['engine_us']:.1f}", f"{r['raw_us']:.1f}", f"{r['env_us']:.1f}",
-            f"{r['encode_us']:.1f}", f"{r['mask_us']:.1f}", f"{r['wrappers_us']:.1f}", f"{r['raw_ratio']:.2f}x",
+            f"{r['encode_us']:.1f}", f"{r['mask_us']:.1f}", f"{r['wrappers_us']:.1f}", f"{r['plain_wrappers_us']:.1f}",
+            f"{r['raw_ratio']:.2f}x",
             f"{r['ratio']:.2f}x", f"{r['unencoded_ratio']:.2f}x"]
 
 

@@ -27,6 +27,7 @@ import pytest
 
 from clans_env import Game, GameConfig
 from clans_env.encoding import ObservationEncoder
+from clans_env.encoding.observation import ACCELERATED
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "observation_fixture.npz"
 FULL_VECTOR_EVERY = 25
@@ -132,6 +133,14 @@ def write_fixture(path: Path = FIXTURE) -> None:
     os.replace(tmp, path)
 
 
+@pytest.fixture(params=[pytest.param(False, id="python"),
+                        pytest.param(True, id="compiled", marks=pytest.mark.skipif(
+                            not ACCELERATED, reason="the compiled encoder was not built (no C compiler)"))])
+def accelerated(request):
+    """Both encoder implementations: the pure-Python reference and the compiled one."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def fixture():
     if not FIXTURE.exists():
@@ -158,10 +167,10 @@ def test_fixture_covers_every_player_count_and_is_small():
     assert sorted({n for n, _, _ in GAMES}) == [1, 2, 3, 4]
 
 
-def test_observations_are_bit_identical_to_the_frozen_reference(fixture):
+def test_observations_are_bit_identical_to_the_frozen_reference(fixture, accelerated):
     """Every observation of the recorded games, from every seat, encoded in the recorded order by one
     encoder per player count, has exactly the bytes the pre-rewrite encoder produced."""
-    encoders = {n: ObservationEncoder(n) for n in (1, 2, 3, 4)}
+    encoders = {n: ObservationEncoder(n, accelerated=accelerated) for n in (1, 2, 3, 4)}
     digests = fixture["digests"]
     full = {tuple(at): row for at, row in zip(fixture["full_at"].tolist(), fixture["full_vectors"])}
     k = 0
@@ -173,8 +182,9 @@ def test_observations_are_bit_identical_to_the_frozen_reference(fixture):
                     vector = encoder.encode(game, seat)
                     if digest(vector) != digests[k].tobytes():
                         want = full.get((g_index, i, seat))
+                        fresh = ObservationEncoder(config.num_players, accelerated=accelerated)
                         detail = _explain(encoder, vector, want[:encoder.size]) if want is not None else \
-                            _explain(encoder, vector, ObservationEncoder(config.num_players).encode(game, seat))
+                            _explain(encoder, vector, fresh.encode(game, seat))
                         pytest.fail(f"game {g_index} ({config}), position {i}, seat {seat}: the observation "
                                     f"changed; {detail}")
                     k += 1
@@ -186,7 +196,7 @@ def test_observations_are_bit_identical_to_the_frozen_reference(fixture):
     assert k == len(digests)
 
 
-def test_full_vectors_match_exactly(fixture):
+def test_full_vectors_match_exactly(fixture, accelerated):
     """The stored full vectors (every 25th position) equal a fresh encoder's output value by value,
     so a digest mismatch can always be traced to named slices."""
     positions = {tuple(at) for at in fixture["full_at"].tolist()}
@@ -195,20 +205,20 @@ def test_full_vectors_match_exactly(fixture):
         for i, game in walk(config, actions):
             for seat in range(config.num_players):
                 if (g_index, i, seat) in positions:
-                    encoder = ObservationEncoder(config.num_players)
+                    encoder = ObservationEncoder(config.num_players, accelerated=accelerated)
                     got = encoder.encode(game, seat)
                     want = rows[(g_index, i, seat)]
                     assert np.array_equal(got, want[:encoder.size]), _explain(encoder, got, want)
                     assert not want[encoder.size:].any()
 
 
-def test_encoder_state_never_leaks_between_games_seats_and_clones():
+def test_encoder_state_never_leaks_between_games_seats_and_clones(accelerated):
     """Speed: the encoder may keep state between calls; encoding interleaved games (different maps and
     player counts' worth of clans), seats in any order and clones of earlier positions gives exactly
     what a fresh encoder gives."""
     rng = random.Random(7)
     for n in (2, 3, 4):
-        shared = ObservationEncoder(n)
+        shared = ObservationEncoder(n, accelerated=accelerated)
         games = [Game(GameConfig(num_players=n, seed=s, **opts))
                  for s, opts in ((1, {}), (2, {"clan_selection": "auction"}), (3, {"kickstarter": True}))]
         snapshots = []
@@ -224,7 +234,7 @@ def test_encoder_state_never_leaks_between_games_seats_and_clones():
                 probe = game
             seat = rng.randrange(n)
             got = shared.encode(probe, seat)
-            want = ObservationEncoder(n).encode(probe, seat)
+            want = ObservationEncoder(n, accelerated=accelerated).encode(probe, seat)
             assert np.array_equal(got, want), (n, step, _explain(shared, got, want))
             got[:] = 9.0                        # callers may write into what they get
             legal = game.legal_actions()
@@ -232,14 +242,14 @@ def test_encoder_state_never_leaks_between_games_seats_and_clones():
 
 
 @pytest.mark.parametrize("copier", ["deepcopy", "pickle"])
-def test_copied_encoders_encode_correctly(copier):
+def test_copied_encoders_encode_correctly(copier, accelerated):
     """An encoder (or an environment holding one) may be deep-copied or pickled, also mid-game: the copy
     encodes every later position exactly like a fresh encoder."""
     import copy
     import pickle
     rng = random.Random(11)
     game = Game(GameConfig(num_players=3, seed=11))
-    encoder = ObservationEncoder(3)
+    encoder = ObservationEncoder(3, accelerated=accelerated)
     for _ in range(50):
         encoder.encode(game, game.current_player)
         legal = game.legal_actions()
@@ -247,18 +257,18 @@ def test_copied_encoders_encode_correctly(copier):
     twin = copy.deepcopy(encoder) if copier == "deepcopy" else pickle.loads(pickle.dumps(encoder))
     for _ in range(60):
         for seat in range(3):
-            want = ObservationEncoder(3).encode(game, seat)
+            want = ObservationEncoder(3, accelerated=accelerated).encode(game, seat)
             assert np.array_equal(twin.encode(game, seat), want)
             assert np.array_equal(encoder.encode(game, seat), want)
         legal = game.legal_actions()
         game.apply(legal[rng.randrange(len(legal))])
 
 
-def test_many_games_and_clones_share_one_encoder():
+def test_many_games_and_clones_share_one_encoder(accelerated):
     """Speed: one encoder serves a batch of games encoded in turn (self-play) and a stream of fresh
     clones (search), more games than it keeps trackers for, exactly like fresh encoders."""
     rng = random.Random(12)
-    encoder = ObservationEncoder(2, max_games=3)
+    encoder = ObservationEncoder(2, max_games=3, accelerated=accelerated)
     games = [Game(GameConfig(num_players=2, seed=s)) for s in range(5)]
     for _ in range(40):
         for game in games:
@@ -266,18 +276,19 @@ def test_many_games_and_clones_share_one_encoder():
                 continue
             probe = game.clone() if rng.random() < 0.3 else game
             seat = rng.randrange(2)
-            assert np.array_equal(encoder.encode(probe, seat), ObservationEncoder(2).encode(probe, seat))
+            fresh = ObservationEncoder(2, accelerated=accelerated)
+            assert np.array_equal(encoder.encode(probe, seat), fresh.encode(probe, seat))
             legal = game.legal_actions()
             game.apply(legal[rng.randrange(len(legal))])
     with pytest.raises(ValueError, match="max_games"):
         ObservationEncoder(2, max_games=0)
 
 
-def test_in_place_edits_between_calls_are_seen():
+def test_in_place_edits_between_calls_are_seen(accelerated):
     """The encoder reads the state afresh each call: a position edited in place (as tests and tools
     do, e.g. money or goods changed directly) is encoded with the edit."""
     game = Game(GameConfig(num_players=2, seed=3))
-    encoder = ObservationEncoder(2)
+    encoder = ObservationEncoder(2, accelerated=accelerated)
     rng = random.Random(3)
     for _ in range(60):
         legal = game.legal_actions()
@@ -287,7 +298,8 @@ def test_in_place_edits_between_calls_are_seen():
     game.players[0].goods[2] += 1
     game.prices[3] = (game.prices[3] + 1) % 10
     for seat in (0, 1):
-        assert np.array_equal(encoder.encode(game, seat), ObservationEncoder(2).encode(game, seat))
+        fresh = ObservationEncoder(2, accelerated=accelerated)
+        assert np.array_equal(encoder.encode(game, seat), fresh.encode(game, seat))
 
 
 if __name__ == "__main__":

@@ -388,3 +388,61 @@ def test_observation_mask_follows_the_agent_to_move_after_an_illegal_move():
         mask = raw.observe(agent)["action_mask"]
         expected = agent == raw.agent_selection and not raw.game.is_terminal()
         assert bool(mask.any()) == expected, (agent, offender)
+
+
+# ---- the wrapper stack ---------------------------------------------------------------------------------
+def _plain_pettingzoo_env(**kwargs):
+    from pettingzoo.utils import wrappers
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+@pytest.mark.parametrize("illegal_at", [None, 37])
+def test_env_behaves_exactly_like_pettingzoos_plain_wrappers(illegal_at):
+    """env()'s wrappers are PettingZoo's classes with the per-step attribute reads bound to the raw env
+    (speed); every step of a game, an illegal move included, gives the same last() as the plain
+    PettingZoo stack."""
+    from pettingzoo.utils import wrappers
+    ours, plain = clans_env.env(num_players=3), _plain_pettingzoo_env(num_players=3)
+    chain = [type(ours), type(ours.env), type(ours.env.env)]
+    for cls, base in zip(chain, (wrappers.OrderEnforcingWrapper, wrappers.AssertOutOfBoundsWrapper,
+                                 wrappers.TerminateIllegalWrapper)):
+        assert issubclass(cls, base) and cls.__name__ == base.__name__
+    for e in (ours, plain):
+        e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    steps = 0
+    for agent, twin in zip(ours.agent_iter(), plain.agent_iter()):
+        assert agent == twin
+        got, want = ours.last(), plain.last()
+        assert np.array_equal(got[0]["observation"], want[0]["observation"])
+        assert np.array_equal(got[0]["action_mask"], want[0]["action_mask"])
+        assert got[1:] == want[1:]
+        assert ours.rewards == plain.rewards and ours._cumulative_rewards == plain._cumulative_rewards
+        if got[2] or got[3]:
+            action = None
+        elif steps == illegal_at:
+            action = int(np.flatnonzero(got[0]["action_mask"] == 0)[0])
+        else:
+            legal = got[0]["action_mask"].nonzero()[0]
+            action = int(legal[rng.integers(len(legal))])
+        ours.step(action)
+        plain.step(action)
+        steps += 1
+    assert ours.agents == plain.agents == []
+    assert steps > (5 if illegal_at else 100)
+
+
+def test_env_order_and_bounds_errors_are_pettingzoos():
+    """Before reset() the per-step attributes raise OrderEnforcingWrapper's AttributeError; an action
+    outside the space fails AssertOutOfBoundsWrapper's assertion."""
+    e = clans_env.env(num_players=2)
+    for name in ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(e, name)
+    e.reset(seed=0)
+    assert e.agent_selection == e.unwrapped.agent_selection
+    with pytest.raises(AssertionError):
+        e.step(NUM_ACTIONS)

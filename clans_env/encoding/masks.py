@@ -1,27 +1,25 @@
 """Action masks over the engine's flat action table (``clans_env.engine.actions``).
 
 The env's action space *is* the engine's table, so a mask is just the legal index set as a
-0/1 vector of length ``NUM_ACTIONS``. Legal sets recur (the same menus come back turn after
-turn), so masks are memoised and handed out as fresh copies.
+0/1 vector of length ``NUM_ACTIONS``: one fresh zeroed vector per call with ones written at
+the legal indices (by the compiled encoder's ``fill_mask`` where it is built).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
+from .observation import _fastobs
 
-_MEMO_LIMIT = 4096
-_memo: dict = {}
+_BYTE_TYPES = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.bool_))
 
 
 def action_mask(legal, dtype=np.int8) -> np.ndarray:
-    """A fresh ``dtype`` vector of length NUM_ACTIONS with ones at the ``legal`` indices."""
-    key = (tuple(legal), dtype)
-    mask = _memo.get(key)
-    if mask is None:
-        if len(_memo) >= _MEMO_LIMIT:
-            _memo.clear()
-        mask = np.zeros(NUM_ACTIONS, dtype)
-        mask[list(key[0])] = 1
-        _memo[key] = mask
-    return mask.copy()
+    """A fresh ``dtype`` vector of length NUM_ACTIONS with ones at the ``legal`` indices
+    (raises IndexError for an index outside the table)."""
+    mask = np.zeros(NUM_ACTIONS, dtype)
+    if _fastobs is not None and mask.dtype in _BYTE_TYPES:
+        _fastobs.fill_mask(mask, legal)
+    elif legal:
+        mask[np.asarray(legal, np.intp)] = 1
+    return mask

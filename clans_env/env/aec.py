@@ -61,11 +61,51 @@ def env(**kwargs) -> AECEnv:
     """The environment with PettingZoo's standard classic-game wrappers: an illegal action ends
     the game with reward -1 for the offender (others 0), out-of-range actions fail an assertion,
     and calls out of order (step before reset, ...) raise a clear error."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return standard_wrappers(raw_env(**kwargs))
+
+
+#: the attributes that PettingZoo's wrappers, ``last()`` and ``agent_iter()`` read on every step
+_PER_STEP_ATTRIBUTES = ("agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations",
+                        "truncations", "infos")
+
+
+def _bound(wrapper: type) -> type:
+    """``wrapper`` (a PettingZoo wrapper class) with the per-step attributes read straight from the
+    innermost env. PettingZoo's ``BaseWrapper`` forwards every attribute through ``__getattr__``,
+    level by level: with three wrappers that cost more per step than the game engine itself. The
+    wrappers never shadow these attributes, so reading the innermost env's value is what the
+    forwarding returns anyway; the wrappers' own logic (illegal-move handling, bounds assertion,
+    order checks) is PettingZoo's, unchanged. Before ``reset()`` OrderEnforcingWrapper's
+    ``__getattr__`` still answers (the property defers to it), with its usual error."""
+    def forward(name: str) -> property:
+        def get(self):
+            if not self.__dict__.get("_has_reset", True):
+                raise AttributeError(name)          # -> OrderEnforcingWrapper.__getattr__'s message
+            return getattr(self.__dict__["_innermost"], name)
+        return property(get, doc=f"The innermost env's ``{name}``.")
+
+    def __init__(self, env, *args, **kwargs):
+        self._innermost = env.unwrapped
+        wrapper.__init__(self, env, *args, **kwargs)
+
+    namespace = {name: forward(name) for name in _PER_STEP_ATTRIBUTES}
+    namespace.update(__init__=__init__, __doc__=wrapper.__doc__, __module__=wrapper.__module__,
+                     __qualname__=wrapper.__qualname__)
+    return type(wrapper.__name__, (wrapper,), namespace)
+
+
+_TerminateIllegal = _bound(wrappers.TerminateIllegalWrapper)
+_AssertOutOfBounds = _bound(wrappers.AssertOutOfBoundsWrapper)
+_OrderEnforcing = _bound(wrappers.OrderEnforcingWrapper)
+
+
+def standard_wrappers(environment: AECEnv) -> AECEnv:
+    """PettingZoo's classic-game wrapper stack around ``environment`` (each class a subclass of the
+    PettingZoo wrapper of the same name that only binds the per-step attribute reads, see
+    ``_bound``)."""
+    environment = _TerminateIllegal(environment, illegal_reward=-1)
+    environment = _AssertOutOfBounds(environment)
+    return _OrderEnforcing(environment)
 
 
 class raw_env(AECEnv):
@@ -179,10 +219,8 @@ class raw_env(AECEnv):
         seen = self._observed.get(agent)
         if seen is not None and seen[0] is game and seen[1] == game._hist_len and seen[2] == to_move:
             return seen[3]
-        if to_move and not game.is_terminal():
-            mask = action_mask(game.legal_actions())
-        else:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
+        # no legal action once the game is over, so the mask is all zeros then too
+        mask = action_mask(game.legal_actions()) if to_move else np.zeros(NUM_ACTIONS, np.int8)
         obs = {"observation": self.encoder.encode(game, self.agent_name_mapping[agent]), "action_mask": mask}
         self._observed[agent] = (game, game._hist_len, to_move, obs)
         return obs
@@ -222,11 +260,11 @@ class raw_env(AECEnv):
             seat = self.agent_name_mapping.get(last, 0)
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
             return True
-        rewards, infos = self.rewards, self.infos
+        # rewards stay 0.0 from reset() until the end, so only the infos change here
+        infos = self.infos
         for a in self.agents:
-            rewards[a] = 0.0
             infos[a] = {"action_string": move_name, "decision": decision}
-        self.agent_selection = self.possible_agents[game.current_player]
+        self.agent_selection = self.possible_agents[game.stack[-1][1]]
         return False
 
     # ---- render / close ----------------------------------------------------------------------------
