@@ -146,7 +146,10 @@ class ConstantEnv(AECEnv):
 
 def wrap_like_env(environment: AECEnv) -> AECEnv:
     """The wrapper stack of ``clans_env.env.aec.env`` (the same function; tests/test_env_speed.py checks)."""
-    from clans_env.env.aec import standard_wrappers
+    try:
+        from clans_env.env.aec import standard_wrappers
+    except ImportError:                 # a --baseline revision from before it: env() used the plain classes
+        return wrap_plain(environment)
     return standard_wrappers(environment)
 
 

@@ -52,6 +52,12 @@ typedef struct {
     int num_decision_ints, max_drawn;
     int k_place, k_process, k_neighbourhood, k_bonus_order, k_port_discard, k_port_gain,
         k_exchange_from, k_exchange_to, k_building_bonus, k_slaughter;
+    /* the last import values asked of Python, and what decides them (the game's config, the import
+     * track, the solo player's imports): they change a few times a game */
+    PyObject *iv_config;
+    long long iv_track[MAX_GLOBAL], iv_solo[MAX_GLOBAL];
+    double iv_values[MAX_GLOBAL];
+    int iv_valid;
     /* tables */
     float *contracts; int contract_rows, contract_width;
     float *tiles; int tile_rows, tile_width;
@@ -60,7 +66,7 @@ typedef struct {
 static PyObject *s_players, *s_stack, *s_occupied, *s_unit_at, *s_topo, *s_active, *s_port_space,
     *s_port_tiles, *s_scoring_tiles, *s_prices, *s_pile, *s_import_track, *s_turn, *s_round, *s_phase,
     *s_tile_pool, *s_display, *s_turn_order, *s_spaces, *s_reach, *s_shipping, *s_ports_used, *s_clan,
-    *s_open_contracts, *s_obtained, *s_fulfilled, *minus_one;
+    *s_open_contracts, *s_obtained, *s_fulfilled, *s_config, *s_imports, *minus_one;
 
 /* ---- small readers ------------------------------------------------------------------------ */
 
@@ -188,6 +194,7 @@ static void spec_free(PyObject *capsule) {
     for (int j = 0; j < sp->num_fields; j++) Py_XDECREF(sp->field_names[j]);
     Py_XDECREF(sp->clan_slots);
     Py_XDECREF(sp->player_type);
+    Py_XDECREF(sp->iv_config);
     PyMem_Free(sp->price);
     PyMem_Free(sp->contracts);
     PyMem_Free(sp->tiles);
@@ -581,7 +588,54 @@ short_frame:
     return -1;
 }
 
-static int encode_global(Spec *sp, float *out, PyObject *game, PyObject *import_values) {
+/* sp->iv_values for this position: the cached values, or (when the config, the import track or the
+ * solo player's imports differ from those they were computed for) import_values(game) */
+static int import_values_now(Spec *sp, PyObject *game, const double *track, PyObject *players,
+                             PyObject *import_values) {
+    long long solo[MAX_GLOBAL] = {0};
+    int ni = sp->num_imports;
+    if (sp->n == 1) {
+        PyObject *imports = PyObject_GetAttr(PyList_GET_ITEM(players, 0), s_imports);
+        if (!imports) return -1;
+        PyObject *seq = PySequence_Fast(imports, "imports must be a sequence");
+        Py_DECREF(imports);
+        if (!seq) return -1;
+        for (int i = 0; i < ni && i < PySequence_Fast_GET_SIZE(seq); i++)
+            if (as_long(PySequence_Fast_GET_ITEM(seq, i), &solo[i]) < 0) { Py_DECREF(seq); return -1; }
+        Py_DECREF(seq);
+    }
+    PyObject *config = PyObject_GetAttr(game, s_config);
+    if (!config) return -1;
+    int same = sp->iv_valid && config == sp->iv_config;
+    for (int i = 0; same && i < ni; i++)
+        same = (double)sp->iv_track[i] == track[i] && sp->iv_solo[i] == solo[i];
+    if (same) { Py_DECREF(config); return 0; }
+    sp->iv_valid = 0;
+    PyObject *values = PyObject_CallOneArg(import_values, game);
+    if (!values) { Py_DECREF(config); return -1; }
+    PyObject *seq = PySequence_Fast(values, "import values must be a sequence");
+    Py_DECREF(values);
+    if (!seq) { Py_DECREF(config); return -1; }
+    if (PySequence_Fast_GET_SIZE(seq) != ni) {
+        Py_DECREF(seq);
+        Py_DECREF(config);
+        PyErr_SetString(PyExc_ValueError, "import values: one per import kind expected");
+        return -1;
+    }
+    for (int i = 0; i < ni; i++)
+        if (as_double(PySequence_Fast_GET_ITEM(seq, i), &sp->iv_values[i]) < 0) {
+            Py_DECREF(seq);
+            Py_DECREF(config);
+            return -1;
+        }
+    Py_DECREF(seq);
+    for (int i = 0; i < ni; i++) { sp->iv_track[i] = (long long)track[i]; sp->iv_solo[i] = solo[i]; }
+    Py_XSETREF(sp->iv_config, config);        /* keeps the config alive: its address stays its own */
+    sp->iv_valid = 1;
+    return 0;
+}
+
+static int encode_global(Spec *sp, float *out, PyObject *game, PyObject *players, PyObject *import_values) {
     double numbers[MAX_GLOBAL];
     int k = 0, ng = sp->num_goods;
     PyObject *prices = PyObject_GetAttr(game, s_prices);
@@ -619,12 +673,9 @@ static int encode_global(Spec *sp, float *out, PyObject *game, PyObject *import_
     for (int i = 0; i < sp->num_imports; i++)
         if (as_double(PySequence_Fast_GET_ITEM(seq, i), &numbers[k++]) < 0) { Py_DECREF(seq); return -1; }
     Py_DECREF(seq);
-    seq = PySequence_Fast(import_values, "import values must be a sequence");
-    if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != sp->num_imports) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "bad import values"); return -1; }
-    for (int i = 0; i < sp->num_imports; i++)
-        if (as_double(PySequence_Fast_GET_ITEM(seq, i), &numbers[k++]) < 0) { Py_DECREF(seq); return -1; }
-    Py_DECREF(seq);
+    if (import_values_now(sp, game, numbers + k - sp->num_imports, players, import_values) < 0) return -1;
+    for (int i = 0; i < sp->num_imports; i++) numbers[k + i] = sp->iv_values[i];
+    k += sp->num_imports;
     PyObject *turn = PyObject_GetAttr(game, s_turn);
     if (!turn) return -1;
     if (!PyDict_Check(turn)) { Py_DECREF(turn); PyErr_SetString(PyExc_TypeError, "game.turn must be a dict"); return -1; }
@@ -712,7 +763,7 @@ static int encode_global(Spec *sp, float *out, PyObject *game, PyObject *import_
     return 0;
 }
 
-/* encode(out, game, seat, spec, static_planes, import_values) -> True, or False when a player's
+/* encode(out, game, seat, spec, static_planes, import_values_fn) -> True, or False when a player's
  * reach cache is stale (-1): the caller refreshes it and calls again; out is then unspecified */
 static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 6) { PyErr_SetString(PyExc_TypeError, "encode takes 6 arguments"); return NULL; }
@@ -809,7 +860,7 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (encode_player(sp, out, PyList_GET_ITEM(players, p), p, i, port_spaces, num_ports, turn_order) < 0)
             goto done;
     }
-    if (encode_global(sp, out, game, args[5]) < 0) goto done;
+    if (encode_global(sp, out, game, players, args[5]) < 0) goto done;
     result = Py_True;
     Py_INCREF(result);
 done:
@@ -851,7 +902,8 @@ fail:
 static PyMethodDef methods[] = {
     {"make_spec", (PyCFunction)make_spec, METH_O, "Compile the layout numbers of an ObservationEncoder."},
     {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL,
-     "encode(out, game, seat, spec, static_planes, import_values) -> bool (False: a reach cache is stale)"},
+     "encode(out, game, seat, spec, static_planes, import_values) -> bool (False: a reach cache is stale); "
+     "import_values(game) is called when the import track (or the config) changed since the last call"},
     {"fill_mask", (PyCFunction)(void (*)(void))fill_mask, METH_FASTCALL, "fill_mask(out_int8, legal)"},
     {NULL, NULL, 0, NULL},
 };
@@ -868,6 +920,7 @@ PyMODINIT_FUNC PyInit__fastobs(void) {
     S(s_tile_pool, "tile_pool"); S(s_display, "display"); S(s_turn_order, "turn_order"); S(s_spaces, "spaces");
     S(s_reach, "reach"); S(s_shipping, "shipping"); S(s_ports_used, "ports_used"); S(s_clan, "clan");
     S(s_open_contracts, "open_contracts"); S(s_obtained, "obtained"); S(s_fulfilled, "fulfilled");
+    S(s_config, "config"); S(s_imports, "imports");
 #undef S
     if (!(minus_one = PyLong_FromLong(-1))) return NULL;
     return PyModule_Create(&module);

@@ -917,11 +917,11 @@ class ObservationEncoder:
                 self._fast_planes = self._static_planes(board)
                 self._fast_board = board
             out = np.empty(self.size, np.float32)
-            if not _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values(game)):
+            if not _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values):
                 for p, pl in enumerate(game.players):   # a stale reach cache: rules.common.reach refreshes it
                     if pl.reach == -1:
                         player_reach(game, p)
-                _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values(game))
+                _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values)
             return out
         t = self._tracker(id(game))
         vector = t.vectors[seat]

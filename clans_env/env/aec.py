@@ -24,6 +24,7 @@ from ..encoding import ObservationEncoder, action_mask
 from ..engine import Game, GameConfig
 from ..engine.actions import NUM_ACTIONS, NUM_SPACES, SPACE, TAKE_CONTRACT, describe
 from ..engine.data import MAX_CONTRACT_BOXES, UNITS
+from ..engine.state import DECISION_KINDS
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
@@ -35,14 +36,20 @@ RESET_OPTIONS = ("game",)
 _ACTION_NAMES: dict = {}
 
 
-def action_string(game: Game, action: int) -> str:
-    """``game.action_to_string(action)`` from a table of the context-free names per map (built once
-    per board), with the same context added (the contract in a box, the unit on a space); raises
-    ValueError for an index outside the table."""
-    board = game.board
+def action_names(board) -> tuple[str, ...]:
+    """The context-free name of every action index on ``board``'s map (built once per map)."""
     names = _ACTION_NAMES.get(board.sides)        # the sides fix the labels
     if names is None:
         names = _ACTION_NAMES[board.sides] = tuple(describe(a, board.label) for a in range(NUM_ACTIONS))
+    return names
+
+
+def action_string(game: Game, action: int, names: tuple[str, ...] | None = None) -> str:
+    """``game.action_to_string(action)`` from ``action_names(game.board)`` (or ``names``, that table
+    looked up before), with the same context added (the contract in a box, the unit on a space);
+    raises ValueError for an index outside the table."""
+    if names is None:
+        names = action_names(game.board)
     if not 0 <= action < NUM_ACTIONS:
         raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
     name = names[action]
@@ -201,6 +208,7 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._observed = {}
+        self._action_names = action_names(self.game.board)
         self._after_move(None)
         if self.render_mode == "human":
             self.render()
@@ -233,7 +241,7 @@ class raw_env(AECEnv):
         game = self.game
         action = int(action)
         try:
-            text = action_string(game, action)
+            text = action_string(game, action, self._action_names)
         except ValueError:
             text = None                      # out of the table: apply() raises the explanation
         game.apply(action)                   # IllegalActionError leaves everything unchanged
@@ -246,7 +254,8 @@ class raw_env(AECEnv):
     def _after_move(self, move_name: str | None) -> bool:
         """Update rewards, infos and the agent to move after a move (or a reset); True at the end."""
         game = self.game
-        decision = game.decision_kind
+        stack = game.stack
+        decision = DECISION_KINDS[stack[-1][0]] if stack else None     # game.decision_kind
         if game.is_terminal():
             rows = game.final_scores()
             values = final_rewards(rows, self.reward_kind, self.score_scale)
@@ -260,11 +269,10 @@ class raw_env(AECEnv):
             seat = self.agent_name_mapping.get(last, 0)
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
             return True
-        # rewards stay 0.0 from reset() until the end, so only the infos change here
-        infos = self.infos
-        for a in self.agents:
-            infos[a] = {"action_string": move_name, "decision": decision}
-        self.agent_selection = self.possible_agents[game.stack[-1][1]]
+        # rewards stay 0.0 from reset() until the end, so only the infos change here: every agent gets
+        # the same (read-only) dict, like the arrays of an observation
+        self.infos = dict.fromkeys(self.agents, {"action_string": move_name, "decision": decision})
+        self.agent_selection = self.possible_agents[stack[-1][1]]      # game.current_player
         return False
 
     # ---- render / close ----------------------------------------------------------------------------
