@@ -23,6 +23,8 @@
 #define MAX_GLOBAL 64
 
 enum { F_VALUE = 0, F_LIST = 1, F_COUNT = 2, F_CLAN = 3 };
+/* the PlayerState attributes read besides the scaled numbers */
+enum { P_SHIPPING, P_PORTS_USED, P_REACH, P_CLAN, P_OPEN_CONTRACTS, P_SPACES, P_IMPORTS, NUM_P };
 
 typedef struct {
     int n, size;
@@ -41,6 +43,7 @@ typedef struct {
     PyObject *field_names[MAX_FIELDS];
     PyTypeObject *player_type;          /* PlayerState: its __slots__ are read at their offsets */
     Py_ssize_t field_offsets[MAX_FIELDS];  /* -1: read with getattr */
+    Py_ssize_t slot_offsets[7];            /* the same for the P_* attributes below */
     int w_kind[MAX_FIELDS], w_at[MAX_FIELDS], w_len[MAX_FIELDS];
     double w_inv[MAX_FIELDS], w_low[MAX_FIELDS], w_high[MAX_FIELDS];
     int p_shipping, p_ports_used, p_ports_in_reach, p_clan, p_turn, p_open;
@@ -70,7 +73,24 @@ static PyObject *s_players, *s_stack, *s_occupied, *s_unit_at, *s_topo, *s_activ
 
 /* ---- small readers ------------------------------------------------------------------------ */
 
-static int as_long(PyObject *v, long long *out) {
+/* The state is mostly small ints: read those without a call into the C API (the layout of a
+ * one-digit int differs by version; anything else takes the general path). */
+static inline int small_int(PyObject *v, long long *out) {
+    if (!PyLong_CheckExact(v)) return 0;
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)v)) return 0;
+    *out = (long long)PyUnstable_Long_CompactValue((PyLongObject *)v);
+    return 1;
+#else
+    Py_ssize_t size = Py_SIZE(v);
+    if (size < -1 || size > 1) return 0;
+    *out = size * (long long)((PyLongObject *)v)->ob_digit[0];
+    return 1;
+#endif
+}
+
+static inline int as_long(PyObject *v, long long *out) {
+    if (small_int(v, out)) return 0;
     if (PyLong_CheckExact(v)) {
         int overflow;
         *out = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -95,7 +115,9 @@ static int attr_long(PyObject *obj, PyObject *name, long long *out) {
 }
 
 /* a number as Python's int * float would convert it */
-static int as_double(PyObject *v, double *out) {
+static inline int as_double(PyObject *v, double *out) {
+    long long small;
+    if (small_int(v, &small)) { *out = (double)small; return 0; }
     if (PyLong_CheckExact(v)) {
         int overflow;
         long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
@@ -116,6 +138,21 @@ static int bits128(PyObject *v, uint64_t w[2]) {
         PyErr_Format(PyExc_TypeError, "expected an int bit set in the game state, got %R", v);
         return -1;
     }
+#if PY_VERSION_HEX < 0x030C0000 && defined(__SIZEOF_INT128__)
+    /* CPython 3.11: the digits directly (at most five 30-bit digits hold 128 bits) */
+    Py_ssize_t size = Py_SIZE(v);
+    if (size >= 0 && size <= 5) {
+        const digit *d = ((PyLongObject *)v)->ob_digit;
+        unsigned __int128 acc = 0;
+        int ok = size < 5 || (d[4] >> (128 - 4 * PyLong_SHIFT)) == 0;
+        for (Py_ssize_t k = size - 1; ok && k >= 0; k--) acc = (acc << PyLong_SHIFT) | d[k];
+        if (ok) {
+            w[0] = (uint64_t)acc;
+            w[1] = (uint64_t)(acc >> 64);
+            return 0;
+        }
+    }
+#endif
     unsigned char bytes[16];
 #if PY_VERSION_HEX >= 0x030D0000
     Py_ssize_t need = PyLong_AsNativeBytes(v, bytes, 16,
@@ -260,6 +297,50 @@ static int dtable(PyObject *d, const char *key, float **out, int *rows, int widt
     return 0;
 }
 
+/* the offset of a __slots__ attribute (an object slot) of `type`, or -1 (then read with getattr) */
+static Py_ssize_t slot_offset(PyObject *type, PyObject *name) {
+    Py_ssize_t offset = -1;
+    PyObject *descr = PyObject_GetAttr(type, name);
+    if (!descr) { PyErr_Clear(); return -1; }
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type == T_OBJECT_EX && !(member->flags & READONLY)) offset = member->offset;
+    }
+    Py_DECREF(descr);
+    return offset;
+}
+
+static PyObject **p_names[NUM_P] = {&s_shipping, &s_ports_used, &s_reach, &s_clan, &s_open_contracts, &s_spaces,
+                                    &s_imports};
+
+/* a new reference to PlayerState attribute `which` (P_*) of `pl` */
+static PyObject *player_attr(Spec *sp, PyObject *pl, int which) {
+    Py_ssize_t offset = sp->slot_offsets[which];
+    if (offset >= 0 && Py_IS_TYPE(pl, sp->player_type)) {
+        PyObject *v = *(PyObject **)((char *)pl + offset);
+        if (!v) { PyErr_Format(PyExc_AttributeError, "player state has no %U", *p_names[which]); return NULL; }
+        Py_INCREF(v);
+        return v;
+    }
+    return PyObject_GetAttr(pl, *p_names[which]);
+}
+
+static int player_long(Spec *sp, PyObject *pl, int which, long long *out) {
+    PyObject *v = player_attr(sp, pl, which);
+    if (!v) return -1;
+    int r = as_long(v, out);
+    Py_DECREF(v);
+    return r;
+}
+
+static int player_bits(Spec *sp, PyObject *pl, int which, uint64_t w[2]) {
+    PyObject *v = player_attr(sp, pl, which);
+    if (!v) return -1;
+    int r = bits128(v, w);
+    Py_DECREF(v);
+    return r;
+}
+
 static PyObject *make_spec(PyObject *self, PyObject *d) {
     if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "make_spec takes a dict"); return NULL; }
     Spec *sp = PyMem_Calloc(1, sizeof(Spec));
@@ -312,16 +393,8 @@ static PyObject *make_spec(PyObject *self, PyObject *d) {
     if (!ptype || !PyType_Check(ptype)) { PyErr_SetString(PyExc_ValueError, "spec needs player_type"); goto fail; }
     Py_INCREF(ptype);
     sp->player_type = (PyTypeObject *)ptype;
-    for (int j = 0; j < sp->num_fields; j++) {
-        sp->field_offsets[j] = -1;
-        PyObject *descr = PyObject_GetAttr(ptype, sp->field_names[j]);
-        if (!descr) { PyErr_Clear(); continue; }
-        if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-            if (member->type == T_OBJECT_EX && !(member->flags & READONLY)) sp->field_offsets[j] = member->offset;
-        }
-        Py_DECREF(descr);
-    }
+    for (int j = 0; j < sp->num_fields; j++) sp->field_offsets[j] = slot_offset(ptype, sp->field_names[j]);
+    for (int j = 0; j < NUM_P; j++) sp->slot_offsets[j] = slot_offset(ptype, *p_names[j]);
     sp->clan_slots = PyDict_GetItemString(d, "clan_slots");
     if (!sp->clan_slots || !PyDict_Check(sp->clan_slots)) {
         sp->clan_slots = NULL;
@@ -374,8 +447,8 @@ static int clan_state(float *out, int length, PyObject *extra, double inv, doubl
 }
 
 /* one player's block: numbers, one-hots and open contracts at p_at[i]; planes at at_planes[i] */
-static int encode_player(Spec *sp, float *out, PyObject *pl, int p, int i, PyObject *port_spaces,
-                         Py_ssize_t num_ports, PyObject *turn_order) {
+static int encode_player(Spec *sp, float *out, PyObject *pl, int p, int i, const uint64_t reach[2],
+                         PyObject *port_spaces, Py_ssize_t num_ports, PyObject *turn_order) {
     int base = sp->p_at[i];
     int direct = Py_IS_TYPE(pl, sp->player_type);
     for (int j = 0; j < sp->num_fields; j++) {
@@ -421,19 +494,17 @@ static int encode_player(Spec *sp, float *out, PyObject *pl, int p, int i, PyObj
     }
     /* one-hots */
     long long shipping, ports_used;
-    if (attr_long(pl, s_shipping, &shipping) < 0 || attr_long(pl, s_ports_used, &ports_used) < 0) return -1;
+    if (player_long(sp, pl, P_SHIPPING, &shipping) < 0 || player_long(sp, pl, P_PORTS_USED, &ports_used) < 0) return -1;
     if (one_hot(out, base + sp->p_shipping, shipping, sp->p_shipping_len, "shipping level") < 0) return -1;
     for (int k = 0; k < sp->num_port_slots; k++)
         if (ports_used >> k & 1) out[base + sp->p_ports_used + k] = 1.0f;
-    uint64_t reach[2];
-    if (attr_bits(pl, s_reach, reach) < 0) return -1;
     for (Py_ssize_t k = 0; k < num_ports; k++) {
         long long space;
         if (as_long(PyTuple_GET_ITEM(port_spaces, k), &space) < 0) return -1;
         if (space >= 0 && space < NUM_SPACES && (reach[space >> 6] >> (space & 63) & 1))
             out[base + sp->p_ports_in_reach + k] = 1.0f;
     }
-    PyObject *clan = PyObject_GetAttr(pl, s_clan);
+    PyObject *clan = player_attr(sp, pl, P_CLAN);
     if (!clan) return -1;
     PyObject *slot = PyDict_GetItemWithError(sp->clan_slots, clan);
     if (!slot) {
@@ -458,7 +529,7 @@ static int encode_player(Spec *sp, float *out, PyObject *pl, int p, int i, PyObj
             break;
         }
     }
-    PyObject *open = PyObject_GetAttr(pl, s_open_contracts);
+    PyObject *open = player_attr(sp, pl, P_OPEN_CONTRACTS);
     if (!open) return -1;
     PyObject *seq = PySequence_Fast(open, "open_contracts must be a sequence");
     Py_DECREF(open);
@@ -595,7 +666,7 @@ static int import_values_now(Spec *sp, PyObject *game, const double *track, PyOb
     long long solo[MAX_GLOBAL] = {0};
     int ni = sp->num_imports;
     if (sp->n == 1) {
-        PyObject *imports = PyObject_GetAttr(PyList_GET_ITEM(players, 0), s_imports);
+        PyObject *imports = player_attr(sp, PyList_GET_ITEM(players, 0), P_IMPORTS);
         if (!imports) return -1;
         PyObject *seq = PySequence_Fast(imports, "imports must be a sequence");
         Py_DECREF(imports);
@@ -791,17 +862,18 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     uint64_t reach[MAX_PLAYERS][2], spaces[MAX_PLAYERS][2];
     for (int p = 0; p < sp->n; p++) {
-        PyObject *r = PyObject_GetAttr(PyList_GET_ITEM(players, p), s_reach);
+        PyObject *r = player_attr(sp, PyList_GET_ITEM(players, p), P_REACH);
         if (!r) goto done;
         int overflow = 0;
         int stale = PyLong_Check(r) && PyLong_AsLongAndOverflow(r, &overflow) == -1 && !overflow;
         if (!stale && bits128(r, reach[p]) < 0) { Py_DECREF(r); goto done; }
         Py_DECREF(r);
         if (stale) { result = Py_False; Py_INCREF(result); goto done; }
-        if (attr_bits(PyList_GET_ITEM(players, p), s_spaces, spaces[p]) < 0) goto done;
+        if (player_bits(sp, PyList_GET_ITEM(players, p), P_SPACES, spaces[p]) < 0) goto done;
     }
-    memset(out, 0, view.len);
+    memset(out, 0, sizeof(float) * sp->at_static);     /* everything but the static planes, copied whole */
     memcpy(out + sp->at_static, planes.buf, planes.len);
+    memset(out + sp->at_static + sp->static_len, 0, sizeof(float) * (sp->size - sp->at_static - sp->static_len));
 
     /* decision first: it names spaces for the shared map planes */
     uint64_t decision_space[2] = {0, 0};
@@ -857,7 +929,8 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         int p = (int)((seat + i) % sp->n);
         write_plane(out + sp->at_planes[i], spaces[p]);
         write_plane(out + sp->at_planes[i] + NUM_SPACES, reach[p]);
-        if (encode_player(sp, out, PyList_GET_ITEM(players, p), p, i, port_spaces, num_ports, turn_order) < 0)
+        if (encode_player(sp, out, PyList_GET_ITEM(players, p), p, i, reach[p], port_spaces, num_ports,
+                          turn_order) < 0)
             goto done;
     }
     if (encode_global(sp, out, game, players, args[5]) < 0) goto done;
