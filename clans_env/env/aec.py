@@ -246,8 +246,13 @@ class raw_env(AECEnv):
             text = None                      # out of the table: apply() raises the explanation
         game.apply(action)                   # IllegalActionError leaves everything unchanged
         self._cumulative_rewards[agent] = 0.0
-        if self._after_move(text):
+        if game.is_terminal():
+            self._after_move(text)
             self._accumulate_rewards()       # rewards are paid at the end only: zero until then
+        else:                                # _after_move's game-goes-on path, inlined (every step)
+            frame = game.stack[-1]
+            self.infos = dict.fromkeys(self.agents, {"action_string": text, "decision": DECISION_KINDS[frame[0]]})
+            self.agent_selection = self.possible_agents[frame[1]]
         if self.render_mode == "human":
             self.render()
 
