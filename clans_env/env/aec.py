@@ -15,6 +15,8 @@ every decision: ``Discrete(NUM_ACTIONS)`` with the legal set given as ``action_m
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv
@@ -82,22 +84,25 @@ def _bound(wrapper: type) -> type:
     level by level: with three wrappers that cost more per step than the game engine itself. The
     wrappers never shadow these attributes, so reading the innermost env's value is what the
     forwarding returns anyway; the wrappers' own logic (illegal-move handling, bounds assertion,
-    order checks) is PettingZoo's, unchanged. Before ``reset()`` OrderEnforcingWrapper's
-    ``__getattr__`` still answers (the property defers to it), with its usual error."""
-    def forward(name: str) -> property:
-        def get(self):
-            if not self.__dict__.get("_has_reset", True):
-                raise AttributeError(name)          # -> OrderEnforcingWrapper.__getattr__'s message
-            return getattr(self.__dict__["_innermost"], name)
-        return property(get, doc=f"The innermost env's ``{name}``.")
+    order checks) is PettingZoo's, unchanged.
 
-    def __init__(self, env, *args, **kwargs):
-        self._innermost = env.unwrapped
-        wrapper.__init__(self, env, *args, **kwargs)
-
-    namespace = {name: forward(name) for name in _PER_STEP_ATTRIBUTES}
-    namespace.update(__init__=__init__, __doc__=wrapper.__doc__, __module__=wrapper.__module__,
-                     __qualname__=wrapper.__qualname__)
+    Each attribute is a property reading ``self._innermost.<name>`` (one C-level ``attrgetter``).
+    OrderEnforcingWrapper learns ``_innermost`` only in ``reset()``: before that the property fails
+    and Python falls back to its ``__getattr__``, which raises its usual "cannot be accessed before
+    reset" error."""
+    namespace = {name: property(attrgetter(f"_innermost.{name}"), doc=f"The innermost env's ``{name}``.")
+                 for name in _PER_STEP_ATTRIBUTES}
+    if issubclass(wrapper, wrappers.OrderEnforcingWrapper):
+        def reset(self, seed=None, options=None):
+            self._innermost = self.env.unwrapped
+            wrapper.reset(self, seed=seed, options=options)
+        namespace["reset"] = reset
+    else:
+        def __init__(self, env, *args, **kwargs):
+            self._innermost = env.unwrapped
+            wrapper.__init__(self, env, *args, **kwargs)
+        namespace["__init__"] = __init__
+    namespace.update(__doc__=wrapper.__doc__, __module__=wrapper.__module__, __qualname__=wrapper.__qualname__)
     return type(wrapper.__name__, (wrapper,), namespace)
 
 
