@@ -123,3 +123,31 @@ def test_action_mask_marks_exactly_the_legal_indices(monkeypatch, compiled):
             assert mask.nonzero()[0].tolist() == legal
     with pytest.raises(IndexError):
         action_mask([NUM_ACTIONS])
+
+
+@needs_compiled
+def test_compiled_encoder_keeps_no_references_to_the_state():
+    """Reference counts of the state objects it reads are the same after many calls, errors included
+    (a missing Py_DECREF would leak a game's lists on every step of every self-play game)."""
+    import sys
+    game = Game(random_config(random.Random(13), 4, seed=13))
+    rng = random.Random(13)
+    for _ in range(120):
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    enc = ObservationEncoder(4)
+    enc.encode(game, 0)                          # the first call may cache the config (import values)
+    pl = game.players[2]
+    watched = (pl.goods, pl.extra, pl.open_contracts, pl.merchants_market, game.stack[-1], game.unit_at,
+               game.display, game.players, game.config, game.turn_order)
+    before = [sys.getrefcount(x) for x in watched]
+    for k in range(2000):
+        enc.encode(game, k % 4)
+        action_mask(game.legal_actions())
+    saved = game.players[1].money
+    game.players[1].money = "lots"
+    for _ in range(200):
+        with pytest.raises(TypeError):
+            enc.encode(game, 0)
+    game.players[1].money = saved
+    assert [sys.getrefcount(x) for x in watched] == before

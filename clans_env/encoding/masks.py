@@ -11,14 +11,11 @@ import numpy as np
 from ..engine.actions import NUM_ACTIONS
 from .observation import _fastobs
 
-_BYTE_TYPES = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.bool_))
-
-
 def action_mask(legal, dtype=np.int8) -> np.ndarray:
     """A fresh ``dtype`` vector of length NUM_ACTIONS with ones at the ``legal`` indices
     (raises IndexError for an index outside the table)."""
     mask = np.zeros(NUM_ACTIONS, dtype)
-    if _fastobs is not None and mask.dtype in _BYTE_TYPES:
+    if _fastobs is not None and mask.itemsize == 1 and mask.dtype.kind in "biu":   # int8, uint8, bool
         _fastobs.fill_mask(mask, legal)
     elif legal:
         mask[np.asarray(legal, np.intp)] = 1
