@@ -223,6 +223,25 @@ static int copy_contract(Spec *sp, float *out, Py_ssize_t at, long long cid) {
     return 0;
 }
 
+/* the rows of the first `limit` contract ids of the sequence `ids` (-1: an empty box, all zeros),
+ * one after the other from out[at] */
+static int copy_contracts(Spec *sp, float *out, Py_ssize_t at, PyObject *ids, Py_ssize_t limit) {
+    PyObject *seq = PySequence_Fast(ids, "contract ids must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    if (count > limit) count = limit;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        long long cid;
+        if (as_long(PySequence_Fast_GET_ITEM(seq, k), &cid) < 0 ||
+            copy_contract(sp, out, at + k * sp->contract_width, cid) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 /* ---- spec ---------------------------------------------------------------------------------- */
 
 static void spec_free(PyObject *capsule) {
@@ -247,16 +266,22 @@ static int dint(PyObject *d, const char *key, int *out) {
     return 0;
 }
 
-static int ddoubles(PyObject *d, const char *key, double *out, int count) {
+/* spec[key] as a sequence of exactly `count` items (a new reference), or NULL with an error */
+static PyObject *spec_items(PyObject *d, const char *key, int count) {
     PyObject *v = PyDict_GetItemString(d, key);
-    if (!v) { PyErr_Format(PyExc_KeyError, "spec lacks %s", key); return -1; }
+    if (!v) { PyErr_Format(PyExc_KeyError, "spec lacks %s", key); return NULL; }
     PyObject *seq = PySequence_Fast(v, "spec entry must be a sequence");
-    if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != count) {
+    if (seq && PySequence_Fast_GET_SIZE(seq) != count) {
         Py_DECREF(seq);
         PyErr_Format(PyExc_ValueError, "spec %s has the wrong length", key);
-        return -1;
+        return NULL;
     }
+    return seq;
+}
+
+static int ddoubles(PyObject *d, const char *key, double *out, int count) {
+    PyObject *seq = spec_items(d, key, count);
+    if (!seq) return -1;
     for (int i = 0; i < count; i++) {
         out[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
         if (out[i] == -1.0 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
@@ -266,15 +291,8 @@ static int ddoubles(PyObject *d, const char *key, double *out, int count) {
 }
 
 static int dints(PyObject *d, const char *key, int *out, int count) {
-    PyObject *v = PyDict_GetItemString(d, key);
-    if (!v) { PyErr_Format(PyExc_KeyError, "spec lacks %s", key); return -1; }
-    PyObject *seq = PySequence_Fast(v, "spec entry must be a sequence");
+    PyObject *seq = spec_items(d, key, count);
     if (!seq) return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != count) {
-        Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "spec %s has the wrong length", key);
-        return -1;
-    }
     for (int i = 0; i < count; i++) {
         long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
         if (x == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
@@ -531,21 +549,9 @@ static int encode_player(Spec *sp, float *out, PyObject *pl, int p, int i, const
     }
     PyObject *open = player_attr(sp, pl, P_OPEN_CONTRACTS);
     if (!open) return -1;
-    PyObject *seq = PySequence_Fast(open, "open_contracts must be a sequence");
+    int r = copy_contracts(sp, out, base + sp->p_open, open, sp->num_open);
     Py_DECREF(open);
-    if (!seq) return -1;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-    if (count > sp->num_open) count = sp->num_open;
-    for (Py_ssize_t k = 0; k < count; k++) {
-        long long cid;
-        if (as_long(PySequence_Fast_GET_ITEM(seq, k), &cid) < 0 ||
-            copy_contract(sp, out, base + sp->p_open + k * sp->contract_width, cid) < 0) {
-            Py_DECREF(seq);
-            return -1;
-        }
-    }
-    Py_DECREF(seq);
-    return 0;
+    return r;
 }
 
 static int frame_long(PyObject *frame, Py_ssize_t k, long long *out) {
@@ -637,19 +643,7 @@ static int encode_decision(Spec *sp, float *out, PyObject *frame, int seat, uint
         if (pair_spaces(PyTuple_GET_ITEM(frame, 3), decision_space) < 0) return -1;
     } else if (kind == sp->k_building_bonus) {
         if (size < 3) goto short_frame;
-        PyObject *seq = PySequence_Fast(PyTuple_GET_ITEM(frame, 2), "drawn contracts must be a sequence");
-        if (!seq) return -1;
-        Py_ssize_t count_drawn = PySequence_Fast_GET_SIZE(seq);
-        if (count_drawn > sp->max_drawn) count_drawn = sp->max_drawn;
-        for (Py_ssize_t k = 0; k < count_drawn; k++) {
-            long long cid;
-            if (as_long(PySequence_Fast_GET_ITEM(seq, k), &cid) < 0 ||
-                copy_contract(sp, out, at + sp->d_drawn + k * sp->contract_width, cid) < 0) {
-                Py_DECREF(seq);
-                return -1;
-            }
-        }
-        Py_DECREF(seq);
+        if (copy_contracts(sp, out, at + sp->d_drawn, PyTuple_GET_ITEM(frame, 2), sp->max_drawn) < 0) return -1;
     } else if (kind == sp->k_slaughter) {
         if (frame_long(frame, 2, &x) < 0 || copy_contract(sp, out, at + sp->d_contract, x) < 0) return -1;
     }
@@ -822,16 +816,9 @@ static int encode_global(Spec *sp, float *out, PyObject *game, PyObject *players
         PyErr_Format(PyExc_IndexError, "more contract boxes than the observation has (%d)", sp->num_boxes);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        long long cid;
-        if (as_long(PySequence_Fast_GET_ITEM(seq, i), &cid) < 0) { Py_DECREF(seq); return -1; }
-        if (cid >= 0 && copy_contract(sp, out, sp->g_display + i * sp->contract_width, cid) < 0) {
-            Py_DECREF(seq);
-            return -1;
-        }
-    }
+    int r = copy_contracts(sp, out, sp->g_display, seq, sp->num_boxes);    /* an empty box (-1) stays zero */
     Py_DECREF(seq);
-    return 0;
+    return r;
 }
 
 /* encode(out, game, seat, spec, static_planes, import_values_fn) -> True, or False when a player's
