@@ -58,14 +58,14 @@ from ..engine.actions import NUM_SPACES
 from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from ..engine.rules.common import reach as player_reach
 from ..engine.rules.scoring import import_values
+from ..engine.state import (DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
+                            K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
+                            PHASE_NAMES, SETUP, PlayerState)
+
 try:
     from . import _fastobs
 except ImportError:  # pragma: no cover - built where a C compiler was available at install time
     _fastobs = None
-from ..engine.state import PlayerState
-from ..engine.state import (DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
-                            K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
-                            PHASE_NAMES, SETUP)
 
 #: True where the compiled encoder is available (``ObservationEncoder`` then uses it by default)
 ACCELERATED = _fastobs is not None
@@ -921,7 +921,8 @@ class ObservationEncoder:
                 for p, pl in enumerate(game.players):   # a stale reach cache: rules.common.reach refreshes it
                     if pl.reach == -1:
                         player_reach(game, p)
-                _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values)
+                if not _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values):
+                    raise RuntimeError("a player's reach cache is still stale after refreshing it")
             return out
         t = self._tracker(id(game))
         vector = t.vectors[seat]

@@ -251,39 +251,33 @@ class raw_env(AECEnv):
             text = None                      # out of the table: apply() raises the explanation
         game.apply(action)                   # IllegalActionError leaves everything unchanged
         self._cumulative_rewards[agent] = 0.0
-        if game.is_terminal():
-            self._after_move(text)
+        if self._after_move(text):
             self._accumulate_rewards()       # rewards are paid at the end only: zero until then
-        else:                                # _after_move's game-goes-on path, inlined (every step)
-            frame = game.stack[-1]
-            self.infos = dict.fromkeys(self.agents, {"action_string": text, "decision": DECISION_KINDS[frame[0]]})
-            self.agent_selection = self.possible_agents[frame[1]]
         if self.render_mode == "human":
             self.render()
 
     def _after_move(self, move_name: str | None) -> bool:
         """Update rewards, infos and the agent to move after a move (or a reset); True at the end."""
         game = self.game
-        stack = game.stack
-        decision = DECISION_KINDS[stack[-1][0]] if stack else None     # game.decision_kind
-        if game.is_terminal():
-            rows = game.final_scores()
-            values = final_rewards(rows, self.reward_kind, self.score_scale)
-            for a in self.agents:
-                seat = self.agent_name_mapping[a]
-                self.rewards[a] = values[seat]
-                self.terminations[a] = True
-                self.infos[a] = {"action_string": move_name, "decision": decision, "scores": rows[seat]}
-            # let every agent see its final reward, starting after the one that just moved
-            last = self.agent_selection if move_name is not None else self.agents[0]
-            seat = self.agent_name_mapping.get(last, 0)
-            self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
-            return True
-        # rewards stay 0.0 from reset() until the end, so only the infos change here: every agent gets
-        # the same (read-only) dict, like the arrays of an observation
-        self.infos = dict.fromkeys(self.agents, {"action_string": move_name, "decision": decision})
-        self.agent_selection = self.possible_agents[stack[-1][1]]      # game.current_player
-        return False
+        if not game.is_terminal():
+            # rewards stay 0.0 from reset() until the end, so only the infos change here: every agent
+            # gets the same (read-only) dict, like the arrays of an observation
+            kind, seat = game.stack[-1][:2]                  # game.decision_kind, game.current_player
+            self.infos = dict.fromkeys(self.agents, {"action_string": move_name, "decision": DECISION_KINDS[kind]})
+            self.agent_selection = self.possible_agents[seat]
+            return False
+        rows = game.final_scores()
+        values = final_rewards(rows, self.reward_kind, self.score_scale)
+        for a in self.agents:
+            seat = self.agent_name_mapping[a]
+            self.rewards[a] = values[seat]
+            self.terminations[a] = True
+            self.infos[a] = {"action_string": move_name, "decision": None, "scores": rows[seat]}
+        # let every agent see its final reward, starting after the one that just moved
+        last = self.agent_selection if move_name is not None else self.agents[0]
+        seat = self.agent_name_mapping.get(last, 0)
+        self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
+        return True
 
     # ---- render / close ----------------------------------------------------------------------------
     def render(self):
