@@ -21,7 +21,6 @@ import tempfile
 from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
-from clans_env.engine import data as D
 from clans_env.engine.game import SAVE_FORMAT, atomic_write_text
 
 #: marker of the game records written by ``clans play``; readers accept any JSON object with
@@ -103,20 +102,9 @@ def write_record(path, game: Game, **meta) -> None:
     atomic_write_text(path, json.dumps(doc, indent=1))
 
 
-def map_occupants(game: Game) -> dict:
-    """{space: (seat or -1 for a blocked space, unit letter)} for the map picture."""
-    out = {}
-    for s, occ in enumerate(game.occupant):
-        if occ >= 0:
-            out[s] = (occ, D.UNIT_LETTER[game.unit_at[s]])
-        elif occ == -2:
-            out[s] = (-1, "X")
-    return out
-
-
 def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> Path:
     """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic)."""
-    from clans_env.render.map_image import render_board_png   # matplotlib only when a picture is wanted
+    from clans_env.render.map_image import game_occupants, render_position_png   # matplotlib only when wanted
 
     path = Path(path)
     if path.suffix.lower() != ".png":
@@ -126,8 +114,8 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".png")
     os.close(fd)
     try:
-        render_board_png(game.board, tmp, dpi=dpi, num_players=game.num_players,
-                         occupants=map_occupants(game), port_tiles=ports, title=title)
+        render_position_png(game.board, tmp, game_occupants(game), port_tiles=ports, num_players=game.num_players,
+                            title=title, dpi=dpi)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; a picture is for sharing

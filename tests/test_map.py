@@ -510,3 +510,34 @@ def test_board_module_is_pure_python():
     """Brief: board.py uses the standard library only (no numpy/matplotlib)."""
     src = Path(B.__file__).read_text()
     assert not re.search(r"^\s*(import|from)\s+(numpy|matplotlib)", src, re.M)
+
+
+def test_position_picture_reuses_the_empty_map_and_matches_a_full_drawing(tmp_path):
+    """Replays draw a picture per round: ``render_position_png`` draws the empty map once per map and
+    resolution and only the units on top, and its PNG is pixel for pixel the full ``draw_board``
+    picture of the same position (units, Port tiles, Tighter-Map covers and title included)."""
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    from clans_env import Game, GameConfig
+    from clans_env.render.map_image import (_map_background, game_occupants, render_board_png,
+                                            render_position_png)
+
+    game = Game(GameConfig(num_players=3, seed=2, tighter_map=True))
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        legal = game.legal_actions()
+        game.apply(legal[rng.integers(len(legal))])
+    occupants = game_occupants(game)
+    assert any(seat == -1 for seat, _ in occupants.values()) and any(seat >= 0 for seat, _ in occupants.values())
+    ports = {game.topo.port_space[k]: t for k, t in enumerate(game.port_tiles)}
+    full = render_board_png(game.board, tmp_path / "full.png", dpi=60, num_players=3, occupants=occupants,
+                            port_tiles=ports, title="round 3")
+    _map_background.cache_clear()
+    fast = render_position_png(game.board, tmp_path / "fast.png", occupants, port_tiles=ports, num_players=3,
+                               title="round 3", dpi=60)
+    render_position_png(game.board, tmp_path / "again.png", occupants, port_tiles=ports, num_players=3,
+                        title="round 3", dpi=60)
+    assert _map_background.cache_info().hits == 1
+    assert np.array_equal(mpimg.imread(full), mpimg.imread(fast))
+    assert np.array_equal(mpimg.imread(fast), mpimg.imread(tmp_path / "again.png"))

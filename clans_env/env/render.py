@@ -12,28 +12,15 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle
 
 from ..engine import data as D
-from ..engine.board import KIND_PORT
 from ..engine.state import PHASE_NAMES
-from ..render.map_image import PLAYER_COLOURS, draw_board
+from ..render.map_image import PLAYER_COLOURS, draw_board, draw_units, game_occupants
 
 FIG_SIZE = (19.0, 11.0)
 MAP_BOX = (0.0, 0.03, 0.66, 0.95)       # figure fraction: left, bottom, width, height
 PANEL_BOX = (0.665, 0.0, 0.335, 1.0)
 DPI = 60
-
-
-def occupants(game) -> dict:
-    """{space: (seat, unit letter)}; covered spaces (Tighter Game Map) show as a neutral X."""
-    out = {}
-    for s, who in enumerate(game.occupant):
-        if who >= 0:
-            out[s] = (who, D.UNIT_LETTER[game.unit_at[s]])
-        elif who == -2:
-            out[s] = (-1, "X")
-    return out
 
 
 @lru_cache(maxsize=8)
@@ -67,16 +54,7 @@ def render_rgb(game, dpi: int = DPI) -> np.ndarray:
     ax.set_ylim(*ylim)
     ax.set_aspect("equal")
     ax.axis("off")
-    board = game.board
-    for space, (seat, letter) in occupants(game).items():
-        x, y = board.xy[space]
-        if board.kind[space] == KIND_PORT:     # beside the port square, keeping its tile number visible
-            r, cx, cy = 0.24, x + 0.42, y - 0.3
-        else:
-            r, cx, cy = 0.3, x, y - 0.12
-        ax.add_patch(Circle((cx, cy), r, facecolor=PLAYER_COLOURS.get(seat, "#444444"), edgecolor="black",
-                            linewidth=1.2, zorder=11))
-        ax.text(cx, cy, letter, ha="center", va="center", fontsize=7.5, color="white", fontweight="bold", zorder=12)
+    draw_units(ax, game.board, game_occupants(game))
     _panel(fig.add_axes(PANEL_BOX), game)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()

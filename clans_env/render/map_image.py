@@ -11,6 +11,7 @@ matplotlib and numpy are imported only inside this module (the engine never need
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -23,6 +24,7 @@ from clans_env.engine.board import (
     CELLS_PER_MODULE, KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN,
     MODULE_NAMES, SIDE_NAMES, Board, assemble,
 )
+from clans_env.engine.data import UNIT_LETTER
 
 COLOURS = {
     LAND_GRASS: "#b6db7e",
@@ -187,18 +189,7 @@ def draw_board(board: Board, num_players: int = 4, ax=None, occupants=None, port
                         path_effects=_outline())
 
     # ---- occupants
-    for sid, (player, unit) in occupants.items():
-        if board.module[sid] not in mods:
-            continue
-        x, y = board.xy[sid]
-        if board.kind[sid] == KIND_PORT:   # beside the square, keeping the tile number visible
-            r, cx, cy = 0.24, x + 0.42, y - 0.3
-        else:
-            r, cx, cy = 0.3, x, y - 0.12
-        ax.add_patch(Circle((cx, cy), r, facecolor=PLAYER_COLOURS.get(player, "#444444"),
-                            edgecolor="black", linewidth=1.2, zorder=11))
-        ax.text(cx, cy, unit, ha="center", va="center", fontsize=7.5, color="white",
-                fontweight="bold", zorder=12)
+    draw_units(ax, board, {sid: v for sid, v in occupants.items() if board.module[sid] in mods})
 
     # ---- side names outside the map, next to each module
     for m in sorted(mods):
@@ -244,6 +235,72 @@ def draw_board(board: Board, num_players: int = 4, ax=None, occupants=None, port
                   ncol=4 if len(mods) > 1 else 3, fontsize=8.5 if len(mods) > 1 else 7.5,
                   frameon=False, handlelength=1.8)
     return fig
+
+
+def draw_units(ax, board: Board, occupants: dict) -> None:
+    """A marker per unit (``occupants``: {space id: (player index or -1, unit letter)}): a disc in the
+    player's colour with the unit letter, beside a port's square so that its tile stays readable."""
+    for sid, (player, unit) in occupants.items():
+        x, y = board.xy[sid]
+        if board.kind[sid] == KIND_PORT:
+            r, cx, cy = 0.24, x + 0.42, y - 0.3
+        else:
+            r, cx, cy = 0.3, x, y - 0.12
+        ax.add_patch(Circle((cx, cy), r, facecolor=PLAYER_COLOURS.get(player, "#444444"),
+                            edgecolor="black", linewidth=1.2, zorder=11))
+        ax.text(cx, cy, unit, ha="center", va="center", fontsize=7.5, color="white",
+                fontweight="bold", zorder=12)
+
+
+def game_occupants(game) -> dict:
+    """{space: (seat, unit letter)} of a game's units; covered spaces (Tighter Game Map) show as a
+    neutral X."""
+    out = {}
+    for s, who in enumerate(game.occupant):
+        if who >= 0:
+            out[s] = (who, UNIT_LETTER[game.unit_at[s]])
+        elif who == -2:
+            out[s] = (-1, "X")
+    return out
+
+
+@lru_cache(maxsize=8)
+def _map_background(board: Board, num_players: int, port_tiles: tuple, dpi: int):
+    """The full map picture without units or title (cells, labels, legend), drawn once per map,
+    Port tiles and resolution: its pixels, the figure size and the map axes' box and limits."""
+    import numpy as np
+
+    fig = draw_board(board, num_players=num_players, port_tiles=dict(port_tiles))
+    fig.set_dpi(dpi)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    pixels = np.asarray(fig.canvas.buffer_rgba()).copy()
+    pixels.flags.writeable = False
+    return pixels, tuple(fig.get_size_inches()), ax.get_position().bounds, ax.get_xlim(), ax.get_ylim()
+
+
+def render_position_png(board: Board, path, occupants: dict, port_tiles: dict | None = None,
+                        num_players: int = 4, title: str | None = None, dpi: int = 110) -> Path:
+    """The map with ``occupants`` (as :func:`draw_board` draws it) saved as a PNG: the empty map is
+    drawn once per map and resolution and reused, so a picture per round of a replay takes a fraction of
+    a second rather than seconds."""
+    pixels, size, bounds, xlim, ylim = _map_background(board, num_players, tuple(sorted((port_tiles or {}).items())),
+                                                       dpi)
+    fig = Figure(figsize=size, dpi=dpi)
+    FigureCanvasAgg(fig)
+    fig.figimage(pixels, 0, 0, origin="upper", zorder=-1)      # under the axes with the units
+    ax = fig.add_axes(bounds)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    draw_units(ax, board, occupants)
+    if title:
+        ax.set_title(title, fontsize=13, fontweight="bold")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, facecolor="white")
+    return path
 
 
 def _edge_line(ax, board: Board, a: int, b: int, **kw):
@@ -292,5 +349,5 @@ def render_side_png(side_name: str, path, dpi: int = 110) -> Path:
     return path
 
 
-__all__ = ["draw_board", "render_board_png", "board_to_rgb_array", "render_side_png",
-           "PLAYER_COLOURS"]
+__all__ = ["draw_board", "draw_units", "game_occupants", "render_board_png", "render_position_png",
+           "board_to_rgb_array", "render_side_png", "PLAYER_COLOURS"]
