@@ -33,6 +33,12 @@ Design
 * **Root parallelism.** ``workers > 1`` runs independent searches in worker processes (each
   with its share of the simulations, its own seed) and sums their root statistics.
 * **Budget** by simulations (``sims``) or wall-clock seconds (``seconds``).
+* **Learned prior (optional).** With ``policy`` (a PPO checkpoint, or any object with
+  ``policy_prior(game) -> {action: probability}``) every node picks among its legal actions by
+  PUCT, ``Q + puct * P(a) * sqrt(N_parent) / (1 + N_child)`` (AlphaZero's rule, an untried action
+  valued at the node's mean), with ``P`` the policy's probabilities at the first state that reached
+  the node; the heuristic ordering and widening are then not used. ``rollout="policy"`` samples
+  rollout moves from the same policy.
 
 Below the root, Trade actions are thinned the same way the heuristic thins them (quantities
 1-4 and the maximum for one Good and direction) and a placement considers its cheapest few
@@ -54,11 +60,11 @@ from .heuristic import (DEFAULT_WEIGHTS, HeuristicAgent, candidate_actions, comp
 
 #: solo scores are centred on the rulebook's "Average" band (131-145 VP)
 SOLO_CENTRE = 138.0
-ROLLOUT_POLICIES = ("random", "heuristic")
+ROLLOUT_POLICIES = ("random", "heuristic", "policy")
 
 
 class Node:
-    __slots__ = ("children", "visits", "value", "order")
+    __slots__ = ("children", "visits", "value", "order", "prior")
 
     def __init__(self, num_players: int):
         self.children: dict[int, Node] = {}
@@ -66,6 +72,8 @@ class Node:
         self.value = [0.0] * num_players
         #: candidate actions best first by the heuristic (progressive widening), once computed
         self.order: list[int] | None = None
+        #: {action: probability} from the search's policy (PUCT), once computed
+        self.prior: dict[int, float] | None = None
 
 
 def normalised_values(totals, scale: float, solo_centre: float = SOLO_CENTRE) -> list[float]:
@@ -104,6 +112,9 @@ class MCTSAgent(Agent):
     rollout: "random" or "heuristic" policy for the rollout after a new leaf.
     depth: rollout length in actions (0 = evaluate the leaf directly).
     scale: VP margin that maps to sigmoid(1) ~ 0.73 in the normalised value.
+    policy: a PPO checkpoint path (or an object with ``policy_prior(game)``) whose policy is the
+        search's prior (PUCT selection, see the module docstring); None: heuristic ordering and UCT.
+    puct: the PUCT exploration constant (with ``policy``).
     reuse: keep the subtree of the actions played since the previous decision.
     workers: root parallelism over this many processes (1 = in-process).
     top_k: search only the k best root actions by the heuristic's one-step values (0 = all).
@@ -116,10 +127,17 @@ class MCTSAgent(Agent):
 
     def __init__(self, sims: int = 200, seconds: float | None = None, c: float = 0.2, rollout: str = "random",
                  depth: int = 0, scale: float = 5.0, reuse: bool = True, workers: int = 1, top_k: int = 0,
-                 fpu: float | None = None, widen: float = 1.0, seed: int | None = None):
+                 fpu: float | None = None, widen: float = 1.0, policy=None, puct: float = 1.0,
+                 seed: int | None = None):
         super().__init__(seed)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES} (got {rollout!r})")
+        if rollout == "policy" and policy is None:
+            raise ValueError("rollout='policy' samples rollouts from the search's policy: give policy=<PPO checkpoint>")
+        if policy is not None and workers > 1:
+            raise ValueError("a policy prior runs in-process: use workers=1 with policy")
+        if puct <= 0:
+            raise ValueError(f"puct must be positive (got {puct!r})")
         if seconds is None and (not isinstance(sims, int) or sims < 1):
             raise ValueError(f"sims must be a positive int (got {sims!r})")
         if seconds is not None and seconds <= 0:
@@ -138,6 +156,13 @@ class MCTSAgent(Agent):
         self.top_k = int(top_k)
         self.fpu = None if fpu is None else float(fpu)
         self.widen = float(widen)
+        self.puct = float(puct)
+        if isinstance(policy, (str, bytes)) or hasattr(policy, "__fspath__"):
+            from .ppo import PPOAgent                # torch only for a search that uses a policy
+            policy = PPOAgent(policy, greedy=True, seed=seed)
+        if policy is not None and not callable(getattr(policy, "policy_prior", None)):
+            raise ValueError(f"policy must be a PPO checkpoint path or have policy_prior(game) (got {policy!r})")
+        self.policy = policy
         self._heuristic = HeuristicAgent(seed=seed)
         self._root: Node | None = None
         self._root_history: list[int] = []
@@ -183,7 +208,7 @@ class MCTSAgent(Agent):
         public = hidden_order_removed(game)
         order = self.root_actions(public, legal)
         sims = search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-                      order, self.fpu, self.widen)
+                      order, self.fpu, self.widen, self._prior(), self.puct)
         elapsed = time.perf_counter() - t0
         action = best_action(root, order, game.current_player)
         self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.visits,
@@ -204,8 +229,11 @@ class MCTSAgent(Agent):
         root = Node(game.num_players)
         public = hidden_order_removed(game)
         search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-               self.root_actions(public, public.legal_actions()), self.fpu, self.widen)
+               self.root_actions(public, public.legal_actions()), self.fpu, self.widen, self._prior(), self.puct)
         return {a: ch.visits for a, ch in root.children.items()}
+
+    def _prior(self):
+        return None if self.policy is None else self.policy.policy_prior
 
     def _reused_root(self, game) -> Node:
         history = game.history
@@ -298,14 +326,16 @@ def tree_candidates(state, legal: list[int]) -> list[int]:
 
 def search(game, root: Node, rng: random.Random, sims: int | None, seconds: float | None, c: float,
            rollout: str, depth: int, scale: float, root_actions: list[int] | None = None,
-           fpu: float | None = None, widen: float = 0.0) -> int:
+           fpu: float | None = None, widen: float = 0.0, prior=None, puct: float = 1.0) -> int:
     """Run MCTS iterations from ``game`` into ``root``; returns the number of simulations.
 
     root_actions: the root's candidate actions in the order to try them (default: all
     candidates, tried in random order).
     fpu: first-play urgency: an untried action scores the node's mean value minus ``fpu``
     (None: every action is tried once before any is tried twice).
-    widen: progressive widening below the root (0: every candidate is tried)."""
+    widen: progressive widening below the root (0: every candidate is tried).
+    prior: ``prior(state) -> {action: probability}``: select by PUCT with constant ``puct`` instead
+    (root_actions still restricts the root's candidates)."""
     n_players = game.num_players
     centre = estimate_final_vp(game)[0] if n_players == 1 else SOLO_CENTRE
     deadline = time.perf_counter() + seconds if seconds is not None else None
@@ -337,6 +367,17 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
             if expanded:
                 break
             children = node.children
+            if prior is not None:
+                a = puct_choice(node, state, root_actions if node is root and root_actions else legal, prior,
+                                puct)
+                child = children.get(a)
+                if child is None:
+                    child = children[a] = Node(n_players)
+                    expanded = True
+                state.apply(a)
+                node = child
+                path.append(node)
+                continue
             if node is root and root_actions is not None:
                 cands = root_actions
                 fresh = [a for a in cands if a not in children][:1]      # best first
@@ -383,7 +424,7 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
             state.apply(a)
             node = child
             path.append(node)
-        values = _leaf_values(state, rng, rollout, depth, scale, w, centre)
+        values = _leaf_values(state, rng, rollout, depth, scale, w, centre, prior)
         for nd in path:
             nd.visits += 1
             v = nd.value
@@ -393,13 +434,39 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
     return done
 
 
-def _leaf_values(state, rng, rollout: str, depth: int, scale: float, w, centre: float) -> list[float]:
+def puct_choice(node: Node, state, candidates: list[int], prior, puct: float) -> int:
+    """The candidate maximising ``Q + puct * P * sqrt(N) / (1 + n)`` for the player to move, with
+    ``P`` from ``prior(state)`` (computed when the node is first left; an action the prior never saw,
+    in another determinization, gets 0) and an untried action valued at the node's mean."""
+    if node.prior is None:
+        node.prior = prior(state)
+    p_of = node.prior
+    p = state.current_player
+    children = node.children
+    mean = node.value[p] / node.visits if node.visits else 0.5
+    scale = puct * math.sqrt(max(node.visits, 1))
+    best, best_score = candidates[0], -math.inf
+    for b in candidates:
+        ch = children.get(b)
+        if ch is None or not ch.visits:
+            score = mean + scale * p_of.get(b, 0.0)
+        else:
+            score = ch.value[p] / ch.visits + scale * p_of.get(b, 0.0) / (1 + ch.visits)
+        if score > best_score:
+            best, best_score = b, score
+    return best
+
+
+def _leaf_values(state, rng, rollout: str, depth: int, scale: float, w, centre: float, prior=None) -> list[float]:
     for _ in range(depth):
         if state.phase == GAME_OVER:
             break
         legal = state.legal_actions()
         if rollout == "random" or len(legal) == 1:
             a = legal[rng.randrange(len(legal))]
+        elif rollout == "policy":
+            probs = prior(state)
+            a = rng.choices(list(probs), weights=list(probs.values()))[0]
         else:
             a = greedy_action(state, rng)
         state.apply(a)

@@ -76,7 +76,7 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
         "sims": (int, "simulations per decision (default 200)"),
         "seconds": (_opt_float, "time budget per decision instead of sims"),
         "c": (float, "UCT exploration constant (default 0.2)"),
-        "rollout": (str, "rollout policy: random or heuristic"),
+        "rollout": (str, "rollout policy: random, heuristic or policy (needs policy=)"),
         "depth": (int, "rollout length in actions before the heuristic evaluation (default 0)"),
         "scale": (float, "VP margin scale of the normalised value (default 5)"),
         "reuse": (_bool, "reuse the subtree between moves (default 1)"),
@@ -84,6 +84,8 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
         "top_k": (int, "search only the k best root actions by the heuristic (default 0 = all)"),
         "widen": (float, "progressive widening below the root (default 1; 0 = try every action)"),
         "fpu": (_opt_float, "first-play urgency reduction (default none: try every action once first)"),
+        "policy": (str, "PPO checkpoint whose policy is the search prior (PUCT selection; default none)"),
+        "puct": (float, "PUCT exploration constant with policy= (default 1)"),
         "seed": _SEED}, _mcts),
     AgentKind("ppo", "a trained PPO policy (agents/ppo.py)", {
         "path": (str, "model file"), "greedy": (_bool, "argmax instead of sampling (default 1)"),

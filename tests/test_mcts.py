@@ -221,3 +221,71 @@ def test_progressive_widening_bounds_inner_nodes():
         return widest
 
     assert widest_inner_node(MCTSAgent(sims=150, seed=3, widen=0.0)) > widest_inner_node(MCTSAgent(sims=150, seed=3))
+
+
+# ---- a learned policy as the search prior (issue 6: "its policy serves as the MCTS prior and rollout policy")
+SHIPPED_MODEL = "models/ppo_2p/model.pt"
+
+
+def _main_decision(seed: int = 4, moves: int = 30) -> Game:
+    """A 2-player position at a main decision with many legal actions."""
+    game = Game(GameConfig(num_players=2, seed=seed))
+    rng = random.Random(seed)
+    while len(game.history) < moves or game.decision_kind != "main" or len(game.legal_actions()) < 8:
+        legal = game.legal_actions()
+        game.apply(legal[rng.randrange(len(legal))])
+    return game
+
+
+class _FixedPrior:
+    """A policy that puts nearly all probability on one chosen action (and counts its calls)."""
+
+    def __init__(self, favourite: int):
+        self.favourite = favourite
+        self.calls = 0
+
+    def policy_prior(self, game) -> dict[int, float]:
+        self.calls += 1
+        legal = game.legal_actions()
+        rest = 0.01 / max(len(legal) - 1, 1)
+        return {a: (0.99 if a == self.favourite else rest) for a in legal}
+
+
+def test_policy_prior_steers_the_search_by_puct():
+    """With a prior, selection is PUCT: a root action the policy favours gets most of the visits even
+    when the heuristic ordering would try it late, and the prior is asked once per node."""
+    game = _main_decision()
+    plain = MCTSAgent(sims=60, seed=3)
+    visits = plain.action_visits(game)
+    favourite = min(visits, key=lambda a: (visits[a], a))           # one the plain search neglects
+    prior = _FixedPrior(favourite)
+    steered = MCTSAgent(sims=60, seed=3, policy=prior, puct=3.0).action_visits(game)
+    assert steered.get(favourite, 0) > 30 > visits.get(favourite, 0)
+    assert 1 <= prior.calls <= 60                                    # once per expanded node, not per visit
+
+
+def test_shipped_policy_as_prior_and_rollout_policy_plays_legal_moves():
+    """``mcts:policy=<PPO checkpoint>`` (prior) and ``rollout=policy`` play legal moves."""
+    from agents import make
+    game = _main_decision(seed=6)
+    for spec in (f"mcts:sims=12,seed=1,policy={SHIPPED_MODEL}",
+                 f"mcts:sims=8,seed=1,policy={SHIPPED_MODEL},rollout=policy,depth=3"):
+        agent = make(spec)
+        probe = game.clone()
+        for _ in range(6):
+            if probe.is_terminal():
+                break
+            action = agent.act(probe)
+            assert action in probe.legal_actions()
+            probe.apply(action)
+
+
+def test_policy_options_are_checked():
+    with pytest.raises(ValueError, match="rollout='policy'"):
+        MCTSAgent(rollout="policy")
+    with pytest.raises(ValueError, match="workers=1"):
+        MCTSAgent(policy=_FixedPrior(0), workers=2)
+    with pytest.raises(ValueError, match="policy_prior"):
+        MCTSAgent(policy=object())
+    with pytest.raises(ValueError, match="puct"):
+        MCTSAgent(policy=_FixedPrior(0), puct=0)
