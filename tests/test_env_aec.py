@@ -446,3 +446,30 @@ def test_env_order_and_bounds_errors_are_pettingzoos():
     assert e.agent_selection == e.unwrapped.agent_selection
     with pytest.raises(AssertionError):
         e.step(NUM_ACTIONS)
+
+
+@pytest.mark.parametrize("copier", ["pickle", "deepcopy"])
+def test_wrapped_env_can_be_pickled_and_copied_mid_game(copier):
+    """env() (wrappers included) survives pickle / deepcopy mid-game, as vectorised-env libraries do
+    to it, and the copy goes on exactly like the original."""
+    import copy
+    import pickle
+    e = clans_env.env(num_players=2)
+    e.reset(seed=9)
+    rng = np.random.default_rng(9)
+    for _ in range(25):
+        legal = e.last()[0]["action_mask"].nonzero()[0]
+        e.step(int(legal[rng.integers(len(legal))]))
+    twin = pickle.loads(pickle.dumps(e)) if copier == "pickle" else copy.deepcopy(e)
+    assert str(twin) == str(e) and type(twin.env).__name__ == "AssertOutOfBoundsWrapper"
+    for agent, other in zip(e.agent_iter(40), twin.agent_iter(40)):
+        assert agent == other
+        got, want = e.last(), twin.last()
+        assert np.array_equal(got[0]["observation"], want[0]["observation"]) and got[1:] == want[1:]
+        if got[2]:
+            action = None
+        else:
+            legal = got[0]["action_mask"].nonzero()[0]
+            action = int(legal[rng.integers(len(legal))])
+        e.step(action)
+        twin.step(action)

@@ -78,7 +78,7 @@ _PER_STEP_ATTRIBUTES = ("agents", "agent_selection", "rewards", "_cumulative_rew
                         "truncations", "infos")
 
 
-def _bound(wrapper: type) -> type:
+def _bound(wrapper: type, qualname: str) -> type:
     """``wrapper`` (a PettingZoo wrapper class) with the per-step attributes read straight from the
     innermost env. PettingZoo's ``BaseWrapper`` forwards every attribute through ``__getattr__``,
     level by level: with three wrappers that cost more per step than the game engine itself. The
@@ -102,13 +102,15 @@ def _bound(wrapper: type) -> type:
             self._innermost = env.unwrapped
             wrapper.__init__(self, env, *args, **kwargs)
         namespace["__init__"] = __init__
-    namespace.update(__doc__=wrapper.__doc__, __module__=wrapper.__module__, __qualname__=wrapper.__qualname__)
+    # the class keeps PettingZoo's name (its str() and wrapper chains read the same) and is found by
+    # pickle under ``qualname`` in this module
+    namespace.update(__doc__=wrapper.__doc__, __module__=__name__, __qualname__=qualname)
     return type(wrapper.__name__, (wrapper,), namespace)
 
 
-_TerminateIllegal = _bound(wrappers.TerminateIllegalWrapper)
-_AssertOutOfBounds = _bound(wrappers.AssertOutOfBoundsWrapper)
-_OrderEnforcing = _bound(wrappers.OrderEnforcingWrapper)
+_TerminateIllegal = _bound(wrappers.TerminateIllegalWrapper, "_TerminateIllegal")
+_AssertOutOfBounds = _bound(wrappers.AssertOutOfBoundsWrapper, "_AssertOutOfBounds")
+_OrderEnforcing = _bound(wrappers.OrderEnforcingWrapper, "_OrderEnforcing")
 
 
 def standard_wrappers(environment: AECEnv) -> AECEnv:
