@@ -187,6 +187,7 @@ Budget: about half a minute on two cores.
     code("""
 %matplotlib inline
 import time
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -203,11 +204,19 @@ while game.round < 2 or game.decision_kind != "main":        # play into round 2
     game.apply(heuristic.act(game))
 print(f"round {game.round}, player {game.current_player}: {game.decision_text()}")
 print(f"{len(game.legal_actions())} legal actions")
-for spec in ("random", "heuristic", "mcts:sims=100"):
+ROOT = Path.cwd().parent if Path.cwd().name == "notebooks" else Path.cwd()
+model = ROOT / "models/ppo_2p/model.pt"       # the shipped PPO policy as the search's prior (PUCT)
+for spec in ("random", "heuristic", "mcts:sims=100", f"mcts:sims=100,policy={model}"):
     bot = agents.make(spec, seed=1)
     start = time.perf_counter()
     action = bot.act(game)
-    print(f"{spec:14s} -> {game.action_to_string(action):28s} ({1000 * (time.perf_counter() - start):.0f} ms)")
+    label = spec.replace(str(ROOT) + "/", "")
+    print(f"{label:46s} -> {game.action_to_string(action):28s} ({1000 * (time.perf_counter() - start):.0f} ms)")
+"""),
+    md("""
+With `policy=` the search selects by PUCT with a trained policy's probabilities (AlphaZero's rule) instead of
+the heuristic ordering; over 30 games at 100 simulations it beat the plain search 77% of the time
+(docs/agents.md).
 """),
     md("""
 ## A round-robin tournament
