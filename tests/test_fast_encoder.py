@@ -151,3 +151,11 @@ def test_compiled_encoder_keeps_no_references_to_the_state():
             enc.encode(game, 0)
     game.players[1].money = saved
     assert [sys.getrefcount(x) for x in watched] == before
+
+
+def test_environment_warns_when_it_runs_without_the_compiled_encoder(monkeypatch):
+    """A user whose install could not compile the extension is told why the environment is slow."""
+    import clans_env.env.aec as aec
+    monkeypatch.setattr(aec, "ACCELERATED", False)
+    with pytest.warns(UserWarning, match="compiled observation encoder was not built"):
+        aec.raw_env(num_players=2)
