@@ -10,14 +10,14 @@ processes and the report gives each figure as a ratio against the baseline of th
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
+from versions import checkouts, measure_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -54,14 +54,6 @@ def measure(games: int, players: int, seed: int) -> dict:
             "decisions_per_game": decisions / games, "clone_us": clone_us, "clone_states": len(clone_states)}
 
 
-def run_in(path: str, games: int, players: int, seed: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=path)
-    code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {os.path.join(ROOT, 'benchmarks')!r});"
-            f"import engine_speed as m; print(json.dumps(m.measure({games}, {players}, {seed})))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=40, help="random games per measurement")
@@ -71,19 +63,13 @@ def main() -> None:
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     args = ap.parse_args()
 
-    versions = {"current": ROOT}
-    tmp = None
-    if args.baseline:
-        tmp = tempfile.mkdtemp(prefix="clans-baseline-")
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.baseline], check=True,
-                       capture_output=True)
-        versions = {"baseline": tmp, "current": ROOT}
-    try:
+    with checkouts(args.baseline) as versions:
         results: dict = {name: {n: [] for n in args.players} for name in versions}
         for r in range(args.rounds):
             for n in args.players:
                 for name, path in versions.items():
-                    results[name][n].append(run_in(path, args.games, n, args.seed))
+                    results[name][n].append(
+                        measure_in(path, "engine_speed", f"measure({args.games}, {n}, {args.seed})"))
         print(f"engine speed: {args.games} random games x {args.rounds} repetitions per row "
               f"(median), Python {sys.version.split()[0]}")
         header = f"{'version':<10}{'players':>8}{'us/decision':>13}{'games/s':>10}{'decisions/game':>16}{'clone us':>10}"
@@ -104,9 +90,6 @@ def main() -> None:
                 c, b = med[("current", n)], med[("baseline", n)]
                 print(f"  {n} players: us/decision x{c['us_per_decision'] / b['us_per_decision']:.2f}, "
                       f"games/s x{c['games_per_s'] / b['games_per_s']:.2f}, clone x{c['clone_us'] / b['clone_us']:.2f}")
-    finally:
-        if tmp:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
 
 
 if __name__ == "__main__":

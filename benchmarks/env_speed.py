@@ -42,13 +42,11 @@ engine), so it complements the timings rather than replacing them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -58,6 +56,9 @@ from pettingzoo.utils import wrappers
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
+from versions import checkouts, measure_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -249,15 +250,6 @@ def measure(num_players: int, games: int, repeats: int, progress=None) -> dict:
             "unencoded_ratio": us["unencoded"] / us["engine"]}
 
 
-def run_in(path: str, num_players: int, games: int, repeats: int) -> dict:
-    """``measure`` in a fresh process that imports ``clans_env`` from ``path``."""
-    env = dict(os.environ, PYTHONPATH=path)
-    code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {os.path.join(ROOT, 'benchmarks')!r});"
-            f"import env_speed as m; print(json.dumps(m.measure({num_players}, {games}, {repeats})))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 WORKLOADS = ("engine", "encode", "raw_env", "env")
 
 
@@ -366,18 +358,15 @@ def main(argv=None) -> list[dict]:
         console.print(table)
         return rows
 
-    tmp = tempfile.mkdtemp(prefix="clans-env-baseline-")
-    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.baseline], check=True,
-                   capture_output=True)
-    try:
-        versions = {"baseline": tmp, "current": ROOT}
+    with checkouts(args.baseline, prefix="clans-env-baseline-") as versions:
         runs = {(name, n): [] for name in versions for n in args.players}
         with tqdm(total=2 * args.rounds * len(args.players), desc="timing (fresh process per run)",
                   unit="run") as progress:
             for _ in range(args.rounds):
                 for n in args.players:
                     for name, path in versions.items():
-                        runs[(name, n)].append(run_in(path, n, args.games, args.repeats))
+                        runs[(name, n)].append(
+                            measure_in(path, "env_speed", f"measure({n}, {args.games}, {args.repeats})"))
                         progress.update(1)
         rows = {name: [median_row(runs[(name, n)]) for n in args.players] for name in versions}
         table = Table(title=f"{title}; baseline = {args.baseline}; median of {args.rounds} alternating runs")
@@ -398,21 +387,12 @@ def main(argv=None) -> list[dict]:
                            f"{b['raw_ratio']:.2f}x -> {c['raw_ratio']:.2f}x", f"{b['ratio']:.2f}x -> {c['ratio']:.2f}x")
         console.print(ratios)
         return rows["current"]
-    finally:
-        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
 
 
 def instruction_report(args, console: Console) -> list[dict]:
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
-    tmp = None
-    versions = {"current": ROOT}
-    if args.baseline:
-        tmp = tempfile.mkdtemp(prefix="clans-env-baseline-")
-        subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", tmp, args.baseline], check=True,
-                       capture_output=True)
-        versions = {"baseline": tmp, "current": ROOT}
-    try:
+    with checkouts(args.baseline, prefix="clans-env-baseline-") as versions:
         for path in versions.values():       # compile first, so no count includes compiling a module
             subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(path, "clans_env"),
                             os.path.join(ROOT, "benchmarks")], check=True, capture_output=True)
@@ -421,9 +401,6 @@ def instruction_report(args, console: Console) -> list[dict]:
                   unit="loop") as progress:
             for name, path in versions.items():
                 rows[name] = [instructions_per_step(path, n, args.games, progress) for n in args.players]
-    finally:
-        if tmp:
-            subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
     table = Table(title=f"env_speed --instructions: thousand instructions per step, {args.games} games "
                         f"(cachegrind; count with the games minus count without)")
     for col in ("version", "players", "engine", "encode", "raw_env", "env()", "raw_env / engine", "env() / engine"):
