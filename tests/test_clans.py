@@ -200,7 +200,7 @@ def test_buchanan_building_bonus_draws_six_keeps_two_pays_once():
     """Appendix: Clans - Clan Buchanan: the Building bonus draws six contracts instead of three
     and 0-2 may be taken, paying the round cost once."""
     g = clan_position("buchanan")
-    g.round = 2
+    g.round = 3
     chain = grass_chain(g, 4)
     for s in chain[:3]:
         put(g, 0, "cheese_dairy", s)
@@ -210,12 +210,14 @@ def test_buchanan_building_bonus_draws_six_keeps_two_pays_once():
     money = g.players[0].money
     paid = expand(g, "cheese_dairy", chain[4])
     assert g.decision_kind == "building_bonus"
+    act(g, "choose:0")                                   # draw
     assert {a - A.CHOOSE for a in g.legal_actions() if a >= A.CHOOSE} == set(range(6))
     act(g, "choose:2")
     assert g.decision_kind == "building_bonus"
     act(g, "choose:5")
     assert g.players[0].open_contracts == [top6[2], top6[5]]
-    assert g.players[0].money == money - paid - D.ROUND_COST[1]
+    assert D.ROUND_COST[2] > 0
+    assert g.players[0].money == money - paid - D.ROUND_COST[2]
     assert g.pile[-4:] == [top6[i] for i in (0, 1, 3, 4)]
 
 
@@ -503,6 +505,78 @@ def test_macdonald_rowing_never_next_to_another_fisherman():
     assert b not in targets
     assert targets == {t for t in g.board.adjacent[a] if t in lake and g.occupant[t] == -1
                        and t not in g.board.adjacent[d]}
+
+
+def loch_beyond_a_loch(g):
+    """(grass, near, far): a grassland space, a loch adjacent to it and a loch adjacent to that loch
+    but one loch away from the grassland (crossing exactly one loch space)."""
+    from helpers import loch_distance
+    lake = set(lochs(g))
+    for s in active_land(g, GRASS):
+        for near in g.board.adjacent[s]:
+            if near not in lake:
+                continue
+            for far in g.board.adjacent[near]:
+                if far in lake and loch_distance(g, s, far) == 1:
+                    return s, near, far
+    raise AssertionError("no loch one loch away from grassland")
+
+
+@pytest.mark.parametrize("level,offered", [(1, False), (2, True)])
+def test_macdonald_fisherman_on_a_loch_one_loch_away_at_one_loch(level, offered):
+    """Appendix: Clans - Clan MacDonald: "You still need the appropriate Shipping reach to expand
+    across loch spaces"; 4. Upgrade Shipping: "1-loch: ... you can expand across one loch space".
+    So at 1-loch a Fisherman may go on a loch reached by crossing one loch space (not at
+    river-crossing), exactly as land beyond one loch is reached."""
+    g = clan_position("macdonald", n=3)
+    grass, near, far = loch_beyond_a_loch(g)
+    put(g, 0, "sheep", grass)
+    g.players[0].shipping = level
+    g.players[0].reach = -1
+    start_turn(g, 0)
+    act(g, "expand:fisherman")
+    targets = placement_targets(g)
+    assert near in targets
+    assert (far in targets) is offered
+
+
+@pytest.mark.parametrize("level,joined", [(1, False), (2, True)])
+def test_macdonald_fishermen_one_loch_apart_form_one_settlement_group_at_one_loch(level, joined):
+    """Settlement Scoring: Settlements "within Shipping reach of each other" count together. Two
+    Fishermen with one loch space between them are within 1-loch reach of each other (and not
+    within river-crossing reach)."""
+    from clans_env.engine.rules.scoring import connected_settlements
+    g = clan_position("macdonald", n=3)
+    lake = set(lochs(g))
+    a, d = next((a, d) for a in sorted(lake) for b in g.board.adjacent[a] if b in lake
+                for d in g.board.adjacent[b] if d in lake and d != a and d not in g.board.adjacent[a])
+    put_worker(g, "fisherman", a)
+    put_worker(g, "fisherman", d)
+    g.players[0].shipping = level
+    g.players[0].reach = -1
+    assert connected_settlements(g, 0) == (2 if joined else 1)
+
+
+def test_macdonald_rowing_may_end_on_an_adjacent_port_tile():
+    """Appendix: Clans - Clan MacDonald: "Fishermen can be placed on or moved to all empty loch spaces
+    and Port bonus tiles"; rowing is the move, so a Fisherman may row to an adjacent empty Port tile
+    in play (docs/rules-interpretations.md), never to one that is not in play."""
+    sides = ("A1", "B2", "C1", "D2")                  # a map whose 1-2 player ports touch lochs
+    g = clan_position("macdonald", n=2, sides=sides)
+    lake = set(lochs(g))
+    slot, loch = next((k, t) for k, ps in enumerate(g.topo.port_space) for t in g.board.adjacent[ps] if t in lake)
+    port = g.topo.port_space[slot]
+    put_worker(g, "fisherman", loch)
+    start_turn(g, 0)
+    act(g, f"space:{label(g, loch)}")
+    assert f"space:{label(g, port)}" in legal_names(g)
+    act(g, f"space:{label(g, port)}")
+    assert g.unit_at[port] == D.FISHERMAN and g.occupant[loch] == -1
+    g2 = clan_position("macdonald", n=2, sides=sides, port_tiles=False)
+    put_worker(g2, "fisherman", loch)
+    start_turn(g2, 0)
+    act(g2, f"space:{label(g2, loch)}")
+    assert f"space:{label(g2, port)}" not in legal_names(g2)
 
 
 def test_macdonald_port_tile_7_exchange_keeps_worker_pool():

@@ -13,6 +13,12 @@ The fixture pins the encoder's *output for given positions*; when a rules change
 game unreplayable or different, the test says so rather than blaming the encoder. Rewriting the
 fixture (``python tests/test_encoding_equivalence.py --write``) accepts the current encoder's output
 as the new reference: only do it together with retraining the models that read the vector.
+
+Rewritten once since: for the base-rule corrections of issue 11 (round money £5/£0/£5/£10/£15,
+passing bonus £16/£14/£12/£10, a second contract's round cost, Building bonus offered before the
+draw, loch reach, Static Import Goods). Those change the recorded games, not the encoder (its code
+was unchanged in that commit and the layout kept every offset), so the shipped model still reads the
+vector; its strength under the corrected rules was re-measured (README, "Agents").
 """
 from __future__ import annotations
 

@@ -3,7 +3,8 @@ import pytest
 
 from clans_env import IllegalActionError
 from clans_env.engine import data as D
-from helpers import GRASS, act, active_land, blank_position, label, legal_names, put, start_turn
+from clans_env.engine import actions as A
+from helpers import GRASS, act, active_land, blank_position, label, legal_names, port_neighbours, put, start_turn
 
 
 def take_names(g):
@@ -23,22 +24,23 @@ def test_round_one_receives_five_pounds():
     assert g.display[slot] == -1
 
 
-@pytest.mark.parametrize("rnd", [2, 3, 4, 5])
-def test_later_rounds_pay_the_round_cost(rnd):
+@pytest.mark.parametrize("rnd,cost", [(2, 0), (3, 5), (4, 10), (5, 15)])
+def test_later_rounds_pay_the_round_cost(rnd, cost):
     """2. Obtain an Export Contract: pay the current round cost (rounds 2-5, next to the Scoring
-    tiles); without that money the action is not available."""
+    tiles: £0, £5, £10, £15 as the community transcription gives them); without that money the
+    action is not available."""
+    assert D.ROUND_COST[rnd - 1] == cost
     g = blank_position(3)
     p = g.current_player
     g.round = rnd
-    cost = D.ROUND_COST[rnd - 1]
-    assert cost > 0
     start_turn(g, p)
     act(g, "take_contract:0")
     assert g.players[p].money == 100 - cost
-    g2 = blank_position(3, money=cost - 1)
-    g2.round = rnd
-    start_turn(g2, p)
-    assert not take_names(g2)
+    if cost:
+        g2 = blank_position(3, money=cost - 1)
+        g2.round = rnd
+        start_turn(g2, p)
+        assert not take_names(g2)
 
 
 def test_only_one_open_contract():
@@ -72,10 +74,12 @@ def test_empty_boxes_not_offered_and_refilled_in_preparation():
 
 
 # ---- Building bonus ------------------------------------------------------------------------
-def building_position(n=3, money=100, with_open_contract=False, factories=3, unit="cheese_dairy"):
-    """p has ``factories`` of ``unit`` on the map and one grassland target next to them."""
-    g = blank_position(n, money=money)
-    p = g.current_player
+def building_position(n=3, money=100, with_open_contract=False, factories=3, unit="cheese_dairy", seat=None,
+                      **options):
+    """p (``seat``, default the first in turn order) has ``factories`` of ``unit`` on the map and one
+    grassland target next to them."""
+    g = blank_position(n, money=money, **options)
+    p = g.current_player if seat is None else seat
     grass = set(active_land(g, GRASS))
     # a chain of grassland spaces: factories on the first ones, the target next to the last
     chain = []
@@ -108,6 +112,9 @@ def test_fourth_building_with_empty_box_draws_three():
     money = g.players[p].money
     act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
     assert g.decision_kind == "building_bonus"
+    assert legal_names(g) == {"choose:0", "done"}          # draw or decline, nothing drawn yet
+    assert g.pile[:3] == top3
+    act(g, "choose:0")
     assert legal_names(g) == {"choose:0", "choose:1", "choose:2", "done"}
     act(g, "choose:1")
     pl = g.players[p]
@@ -121,10 +128,21 @@ def test_building_bonus_take_none():
     g, p, target = building_position()
     top3 = g.pile[:3]
     rest = g.pile[3:]
-    act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
-    act(g, "done")
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0", "done")
     assert g.players[p].open_contracts == []
     assert g.pile == rest + top3
+
+
+def test_building_bonus_may_be_declined_before_drawing():
+    """Building Bonus: "you *may* immediately draw three Export contracts": a player who declines
+    draws nothing, so the draw pile keeps its order (docs/rules-interpretations.md)."""
+    g, p, target = building_position()
+    pile = list(g.pile)
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
+    assert g.decision_kind == "building_bonus"
+    act(g, "done")
+    assert g.pile == pile and g.players[p].open_contracts == []
+    assert g.decision_kind != "building_bonus"
 
 
 def test_building_bonus_pays_round_cost_in_later_rounds():
@@ -134,7 +152,7 @@ def test_building_bonus_pays_round_cost_in_later_rounds():
     g.round = 3
     start_turn(g, p)
     money = g.players[p].money
-    act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0")
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0", "choose:0")
     assert g.players[p].money == money - D.UNIT_COST[D.DAIRY] - g.board.cost[target] - D.ROUND_COST[2]
 
 
@@ -172,7 +190,7 @@ def test_building_bonus_round_cost_must_be_affordable():
     cost = D.UNIT_COST[D.DAIRY] + g.board.cost[target]
     g.players[p].money = cost + D.ROUND_COST[4] - 1
     start_turn(g, p)
-    act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0")
     assert g.decision_kind == "building_bonus"
     assert legal_names(g) == {"done"}
 
@@ -196,7 +214,7 @@ def test_bonus_order_when_both_bonuses_apply():
             act(c, "trade:buy:whisky:1")
             assert c.decision_kind == "building_bonus"
         else:
-            act(c, "choose:0")
+            act(c, "choose:0", "choose:0")
             assert c.decision_kind == "neighbourhood"
 
 
@@ -208,9 +226,96 @@ def test_building_bonus_with_a_short_pile():
     g.pile_known = 0
     start_turn(g, p)
     c = g.clone()
-    act(c, "expand:cheese_dairy", f"space:{label(c, target)}")
+    act(c, "expand:cheese_dairy", f"space:{label(c, target)}", "choose:0")
     assert legal_names(c) == {"choose:0", "choose:1", "done"}
     g.pile = []
     start_turn(g, p)
     act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
     assert g.decision_kind != "building_bonus"
+
+
+# ---- a second contract in one turn (issue 11) ---------------------------------------------------
+def second_contract_position(rnd=3):
+    """p (Without Clans) in round ``rnd`` has three Cheese dairies, a Sheep next to the
+    Port tile 8 of slot 0, and the Wool for contract 1 (4 Wool; Direct export bonus: a Free
+    space) which lies on top of the draw pile. Returns (g, p, target for a fourth dairy)."""
+    g, p, target = building_position(n=2)
+    g.round = rnd
+    g.port_tiles = (8, 3, 6, 2)
+    near_port = [s for s in port_neighbours(g, 0) if g.occupant[s] == -1 and g.board.land[s] & GRASS]
+    put(g, p, "sheep", near_port[0])
+    g.pile.remove(1)
+    g.pile.insert(0, 1)
+    g.players[p].goods[D.GOOD_INDEX["wool"]] = 4
+    start_turn(g, p)
+    return g, p, target
+
+
+def test_second_contract_in_one_turn_pays_the_round_cost_again():
+    """2. Obtain an Export Contract / Building Bonus ("pay the costs as if you performed Obtain an
+    Export Contract"): every contract costs the round cost. Paying once for two contracts in one
+    turn is Clan Buchanan's ability alone. Route: Port tile 8 before the main action takes a
+    contract, Fulfil gives a Free space, the Free space deploys a fourth Cheese dairy, its Building
+    bonus takes a second contract."""
+    g, p, target = second_contract_position(rnd=3)
+    pl = g.players[p]
+    act(g, "use_port:0", "choose:0")                 # Port tile 8: £5, then draw three
+    before = pl.money
+    act(g, "choose:0")                               # contract 1
+    assert pl.open_contracts == [1] and pl.money == before - D.ROUND_COST[2]
+    act(g, "fulfil:0")
+    assert g.decision_kind == "free_space"
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
+    assert g.decision_kind == "building_bonus" and g.turn["obtained"] == 1
+    act(g, "choose:0")                               # draw three again
+    before = pl.money
+    act(g, "choose:0")
+    assert len(pl.open_contracts) == 1
+    assert pl.money == before - D.ROUND_COST[2] == before - 5
+
+
+def test_second_contract_in_round_one_receives_the_five_pounds_again():
+    """2. Obtain an Export Contract: round 1 receives £5 for every contract; only Clan Buchanan gets
+    the first-round £5 once for two contracts in one turn."""
+    g, p, target = second_contract_position(rnd=1)
+    pl = g.players[p]
+    act(g, "use_port:0", "choose:0", "choose:0", "fulfil:0", "expand:cheese_dairy", f"space:{label(g, target)}",
+        "choose:0")
+    before = pl.money
+    act(g, "choose:0")
+    assert pl.money == before + 5
+
+
+def buchanan_building_bonus(obtained: int, rnd: int = 3):
+    """Clan Buchanan with empty Export boxes, ``obtained`` contracts already obtained this turn, about
+    to deploy a fourth Cheese dairy. Returns (g, p, target)."""
+    g, p, target = building_position(n=2, seat=0, clans=("buchanan", "campbell"))
+    assert g.players[p].clan == "buchanan"
+    g.round = rnd
+    start_turn(g, p)
+    g.turn["obtained"] = obtained
+    return g, p, target
+
+
+def test_buchanan_building_bonus_counts_contracts_obtained_this_turn():
+    """Appendix: Clans - Clan Buchanan: "can obtain one or two Export contracts in one turn": after
+    one contract this turn, the Building bonus (draw six, keep 0-2) may take only one more, and it
+    is free ("you pay the cost only once")."""
+    g, p, target = buchanan_building_bonus(obtained=1)
+    pl = g.players[p]
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0")
+    assert sum(a >= A.CHOOSE for a in g.legal_actions()) == 6
+    before = pl.money
+    act(g, "choose:3")
+    assert pl.money == before                         # the turn's second contract: no round cost
+    assert g.decision_kind != "building_bonus"        # two this turn: no third
+    assert len(pl.open_contracts) == 1
+
+
+def test_buchanan_no_building_bonus_after_two_contracts_this_turn():
+    """Appendix: Clans - Clan Buchanan: at most two Export contracts in one turn, so with two
+    obtained there is no Building bonus, even with both Export boxes empty again."""
+    g, p, target = buchanan_building_bonus(obtained=2)
+    pile = list(g.pile)
+    act(g, "expand:cheese_dairy", f"space:{label(g, target)}")
+    assert g.decision_kind != "building_bonus" and g.pile == pile

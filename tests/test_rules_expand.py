@@ -221,7 +221,8 @@ def test_two_player_mist_is_not_part_of_the_map():
 
 def shipping_oracle(board, active, a):
     """For land space ``a``: {space: fewest Shipping level reaching it}, straight from the
-    rulebook's definitions (neighbouring 0; across a river 1; across k consecutive lochs k + 1),
+    rulebook's definitions (neighbouring 0; across a river 1; across k consecutive lochs k + 1,
+    the space beyond being land or a loch: "1-loch: you can expand across one loch space"),
     written independently of topology.py."""
     best = {}
     for t in board.neighbours[a]:
@@ -230,23 +231,23 @@ def shipping_oracle(board, active, a):
         if t not in best and board.kind[t] == 0:
             best[t] = 1                                   # across a river
     frontier = [t for t in board.adjacent[a] if board.kind[t] == 1]
+    for loch in frontier:
+        best.setdefault(loch, 2)
     seen = set(frontier)
-    depth = 1
-    while frontier and depth < D.MAX_SHIPPING:
+    crossed = 1
+    while frontier and crossed < D.MAX_SHIPPING:          # `crossed` lochs: the (crossed)-loch level
         nxt = []
         for loch in frontier:
-            best.setdefault(loch, depth + 1 if loch not in board.neighbours[a] else 0)
             for t in board.adjacent[loch]:
                 if t == a:
                     continue
-                if board.kind[t] == 1:
-                    if t not in seen:
-                        seen.add(t)
-                        nxt.append(t)
-                elif t not in best or best[t] > depth + 1:
-                    best[t] = depth + 1
+                if t not in best or best[t] > crossed + 1:
+                    best[t] = crossed + 1
+                if board.kind[t] == 1 and t not in seen:
+                    seen.add(t)
+                    nxt.append(t)
         frontier = nxt
-        depth += 1
+        crossed += 1
     return {t: lvl for t, lvl in best.items() if active[t]}
 
 

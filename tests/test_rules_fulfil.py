@@ -9,10 +9,10 @@ from helpers import (GRASS, act, active_land, blank_position, expand_targets, la
                      push, put, start_turn)
 
 
-def contract_position(cid, n=3, money=100, goods=True, cows=0, sheep=0):
+def contract_position(cid, n=3, money=100, goods=True, cows=0, sheep=0, **options):
     """p holds contract ``cid`` (and its goods unless ``goods=False``), with ``cows`` Cows and
     ``sheep`` Sheep on a chain of grassland spaces."""
-    g = blank_position(n, money=money)
+    g = blank_position(n, money=money, **options)
     p = g.current_player
     c = D.CONTRACT_BY_ID[cid]
     if cid in g.display:
@@ -27,7 +27,7 @@ def contract_position(cid, n=3, money=100, goods=True, cows=0, sheep=0):
     for s in sorted(grass):
         if len(spaces) == cows + sheep:
             break
-        if all(s not in g.board.adjacent[t] for t in spaces):
+        if g.occupant[s] == -1 and all(s not in g.board.adjacent[t] for t in spaces):
             spaces.append(s)
     for i, s in enumerate(spaces):
         put(g, p, "cow" if i < cows else "sheep", s)
@@ -122,6 +122,21 @@ def test_import_track_marked_steps(track, bonus):
     marked = [m for m in D.IMPORT_MARKED_STEPS if track < m <= track + 2]
     assert len(marked) == bonus
     assert g.players[p].money == 100 + bonus * D.IMPORT_STEP_BONUS
+
+
+@pytest.mark.parametrize("n,options", [(3, {"static_imports": True}), (1, {})])
+def test_no_import_track_with_static_import_goods_or_solo(n, options):
+    """Variants, Static Import Goods: "No need to track Imported goods": the Import token does not
+    move, so no marked step pays the £1 (contract 16 brings 2 Cotton, from step 4 past step 5);
+    likewise in the solo game. The imports still score (4 VP each with the variant)."""
+    g, p, _ = contract_position(16, n=n, cows=1, **options)
+    g.import_track[D.COTTON] = 0 if n == 1 else 4
+    track = list(g.import_track)
+    start_turn(g, p)
+    act(g, "fulfil:0")
+    assert g.import_track == track
+    assert g.players[p].money == 100
+    assert g.players[p].imports[D.COTTON] == 2
 
 
 def test_hops_and_imports_score_at_the_end():

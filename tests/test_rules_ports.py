@@ -289,7 +289,7 @@ def test_tile_8_money_and_building_bonus():
     act(g, "use_port:0")
     assert g.players[p].money == 105
     assert g.decision_kind == "building_bonus"
-    act(g, "choose:2")
+    act(g, "choose:0", "choose:2")          # draw ("you can perform the Building bonus"), take
     assert g.players[p].open_contracts == [top[2]]
     assert g.players[p].money == 110
 

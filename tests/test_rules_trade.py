@@ -99,11 +99,17 @@ def test_one_good_per_trade_action():
     names = {A.describe(a) for a in range(A.TRADE, A.TAKE_CONTRACT)}
     assert len(names) == D.NUM_GOODS * 2 * A.MAX_TRADE_QTY
     assert all(len(n.split(":")) == 4 for n in names)
+    from helpers import port_neighbours, put
     g = blank_position(2)
     p = g.current_player
+    g.port_tiles = (5, 3, 6, 2)
+    put(g, p, "sheep", port_neighbours(g, 0)[0])       # a usable Port tile keeps the turn alive
+    start_turn(g, p)
+    assert any(n.startswith("trade:") for n in legal_names(g))
     act(g, "trade:buy:wool:1")
-    assert g.decision_kind != "main" or g.current_player != p
-    assert not any(n.startswith("trade:") for n in legal_names(g)) or g.current_player != p
+    assert g.current_player == p and g.decision_kind == "post_main"
+    assert "use_port:0" in legal_names(g)
+    assert not any(n.startswith("trade:") for n in legal_names(g))
 
 
 def test_never_buy_and_sell_the_same_good_in_a_round():

@@ -16,8 +16,9 @@ def answer_until_main(g):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_pass_bonus_by_pass_order_and_next_turn_order(n):
     """8. Pass: after passing, take the leftmost free Turn order position of the next round and
-    its Pass bonus (1st £16, 2nd £12, 3rd £8, 4th £4); the pass order is the next round's turn
-    order."""
+    its Pass bonus (1st £16, 2nd £14, 3rd £12, 4th £10: the printed values as the community
+    transcription gives them); the pass order is the next round's turn order."""
+    assert D.PASSING_BONUS == (16, 14, 12, 10)
     g = blank_position(n, money=50)
     order = list(g.turn_order)
     # the players pass in reverse turn order

@@ -240,22 +240,46 @@ def test_solo_settlement_thresholds(count, vp, monkeypatch):
     assert g.final_scores()[0]["settlement_bonus"] == vp
 
 
-def test_solo_settlements_counted_on_the_map():
-    """Solo Scoring Thresholds with a constructed map: isolated units are separate Settlements;
-    the score uses the biggest group within Shipping reach."""
+def chain_of_separate_settlements(g, count):
+    """``count`` grassland spaces, none neighbouring another (so each unit is a Settlement of its
+    own), each joined to an earlier one across a river or across 1-3 loch spaces: with 3-loch
+    Shipping all of them are within Shipping reach of each other. Built from the board's primitive
+    facts (helpers.loch_distance, river edges), not from topology.py."""
+    from helpers import loch_distance
+    grass = active_land(g, GRASS)
+    rivers = {frozenset(e) for e in g.board.river_edges}
+    for start in grass:
+        placed = [start]
+        while len(placed) < count:
+            nxt = next((x for x in grass if x not in placed
+                        and not any(x in g.board.neighbours[q] for q in placed)
+                        and any(frozenset((x, q)) in rivers or (loch_distance(g, x, q) or 0) in (1, 2, 3)
+                                for q in placed)), None)
+            if nxt is None:
+                break
+            placed.append(nxt)
+        if len(placed) == count:
+            return placed
+    raise AssertionError(f"no chain of {count} separate Settlements on this map")
+
+
+@pytest.mark.parametrize("count,vp", [(7, 0), (8, 6), (11, 12)])
+def test_solo_settlements_counted_on_the_map(count, vp):
+    """Solo Scoring Thresholds: Settlements within Shipping reach of each other: 8 or more 6 VP, 11
+    or more 12 VP, 14 or more 18 VP. A constructed map with exactly ``count`` separate Settlements,
+    all within 3-loch reach of each other."""
     g = blank_position(1, clans=["campbell"])
     g.players[0].shipping = D.MAX_SHIPPING
-    placed = []
-    for s in active_land(g, GRASS):
-        if g.occupant[s] == -1 and not any(t in placed for t in g.board.adjacent[s]):
-            put(g, 0, "sheep" if g.players[0].units_left[D.SHEEP] else "cow", s)
-            placed.append(s)
-        if len(placed) == 8:
-            break
-    n = scoring.connected_settlements(g, 0)
-    assert 1 <= n <= 8
-    expected = scoring.threshold_vp(n, D.SOLO_SETTLEMENT_THRESHOLDS)
-    assert g.final_scores()[0]["settlement_bonus"] == expected
+    units = ["sheep"] * 4 + ["cow"] * 4 + ["field"] * 4
+    for unit, s in zip(units, chain_of_separate_settlements(g, count)):
+        put(g, 0, unit, s)
+    assert len(scoring.settlements(g, 0)) == count
+    assert scoring.connected_settlements(g, 0) == count
+    assert g.final_scores()[0]["settlement_bonus"] == vp
+    g.players[0].shipping = 0                       # no Shipping: no two of them join
+    g.players[0].reach = -1
+    assert scoring.connected_settlements(g, 0) == 1
+    assert g.final_scores()[0]["settlement_bonus"] == 0
 
 
 @pytest.mark.parametrize("total,band", [(0, "Newbie"), (115, "Newbie"), (116, "Rookie"), (130, "Rookie"),

@@ -205,6 +205,7 @@ CLANS_BASE: tuple[str, ...] = tuple(_cl["base"])
 CLANS_KICKSTARTER: tuple[str, ...] = tuple(_cl["kickstarter"])
 BUCHANAN_EXPORT_BOXES = _cl["buchanan"]["export_boxes"]["value"]
 BUCHANAN_BUILDING_BONUS_DRAW = _cl["buchanan"]["building_bonus_draw"]["value"]
+BUCHANAN_CONTRACTS_PER_TURN = _cl["buchanan"]["contracts_per_turn"]["value"]
 CAMPBELL_FACTORY_DISCOUNT = tuple(_cl["campbell"]["factory_discount"]["values"])
 CUNNINGHAM_BUTTER_MONEY = _cl["cunningham"]["butter_money"]["value"]
 FERGUSSON_FIRST_WORKERS = _cl["fergusson"]["first_workers"]["value"]

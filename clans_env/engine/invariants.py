@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import data as D
 from .rules.common import reach
+from .rules.fulfil import tracks_imports
 from .state import K_BUILDING_BONUS, K_HOOK
 from .topology import bits
 
@@ -117,10 +118,12 @@ def check_invariants(g) -> None:
     seen += g.misc.get("solo_removed", [])
     if sorted(seen) != sorted(c.id for c in D.CONTRACTS):
         _fail("Export contracts lost or duplicated")
-    if n > 1:
+    if tracks_imports(g):
         fulfilled = [sum(pl.imports[k] for pl in g.players) for k in range(D.NUM_IMPORTS)]
         if fulfilled != list(g.import_track):
             _fail(f"import track {g.import_track} != imports fulfilled {fulfilled}")
+    elif any(g.import_track):
+        _fail(f"import track {g.import_track} moved without import tracking (solo or Static Import Goods)")
     # ---- scores ------------------------------------------------------------------------------
     for p, row in enumerate(g.final_scores()):
         lines = sum(v for k, v in row.items() if k not in NOT_VP)

@@ -8,7 +8,9 @@ Rules implemented here (rulebook, "3. Expand" and "4. Upgrade Shipping"):
 - Neighbouring: adjacent space with no river in between.
 - River-crossing: also the adjacent land space across a river.
 - n-loch: also any space next to a chain of at most n consecutive loch spaces that starts
-  next to the unit. Reach never hops over a land space.
+  next to the unit, a loch space as much as a land space (so at 1-loch a Fisherman may go
+  on a loch one loch away, and Fishermen one loch apart are within reach of each other).
+  Reach never hops over a land space.
 """
 from __future__ import annotations
 
@@ -92,12 +94,13 @@ class Topology:
                     for t in b.adjacent[loch]:
                         if t == s:
                             continue
-                        if b.kind[t] == KIND_LOCH:
-                            if depth < max_lochs and t not in seen:
-                                seen.add(t)
-                                nxt.append(t)
-                        else:
-                            mask |= 1 << t
+                        # beyond `depth` crossed lochs lies land or the next loch: both are
+                        # in reach (a Fisherman may stand on that loch); only a loch may be
+                        # crossed further, while the level allows
+                        mask |= 1 << t
+                        if b.kind[t] == KIND_LOCH and depth < max_lochs and t not in seen:
+                            seen.add(t)
+                            nxt.append(t)
                 frontier = nxt
                 depth += 1
         mask &= ~(1 << s)

@@ -23,6 +23,8 @@ extra_reach                 rules/common.py ``reach``
 trade_money / on_trade      rules/market.py (Trade and Neighbourhood bonus)
 neighbourhood_limit         rules/market.py
 export_boxes                rules/common.py, contracts.py, fulfil.py
+contracts_per_turn /
+round_cost_once_per_turn    rules/contracts.py (Obtain, Building bonus, Port tile 8)
 building_bonus_draw         rules/contracts.py
 after_obtain_contract       rules/contracts.py, after the Obtain action took a contract
 after_fulfil / fulfil_extras rules/fulfil.py, when a contract's rewards are taken
@@ -46,8 +48,12 @@ from .. import data as D
 
 class Clan:
     name = "none"
-    #: Export boxes (open contracts at once), contracts obtainable/fulfillable per turn
+    #: Export boxes (open contracts at once)
     export_boxes = 1
+    #: most contracts obtained in one turn; 0 = no limit but the empty Export boxes
+    contracts_per_turn = 0
+    #: the round cost is paid (round 1: received) for the first contract of a turn only
+    round_cost_once_per_turn = False
     #: Building bonus draw size
     building_bonus_draw = D.BUILDING_BONUS_DRAW
     #: Workers placed during setup

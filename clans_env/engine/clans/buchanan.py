@@ -3,10 +3,13 @@
 - An additional Export box: up to two unfulfilled contracts (``export_boxes``).
 - Obtain one or two contracts in one turn, paying the round cost once: after the Obtain
   action took a contract, a second may be taken at once (``second_contract`` decision); the
-  round cost of a turn's second contract is 0 (rules/contracts.py ``obtain_cost``), so in
-  round 1 the +£5 comes once per turn, but on every turn in which a contract is obtained.
-- Building bonus (and Port tile 8): draw six instead of three and keep 0-2
-  (``building_bonus_draw``; rules/contracts.py lets ``export_boxes`` contracts be taken).
+  round cost of a turn's second contract is 0 (``round_cost_once_per_turn``, read by
+  rules/contracts.py ``obtain_cost``), so in round 1 the +£5 comes once per turn, but on
+  every turn in which a contract is obtained. At most two a turn, whatever the route
+  (``contracts_per_turn``: Obtain, Building bonus, Port tile 8).
+- Building bonus (and Port tile 8): draw six instead of three and keep 0-2, less the
+  contracts already obtained this turn (``building_bonus_draw``; rules/contracts.py
+  ``contracts_left_this_turn``).
 - Fulfil up to two contracts per turn: after a fulfilment's rewards (and its Direct export
   bonuses), the second open contract may be fulfilled at once (``second_fulfil`` decision).
 """
@@ -27,6 +30,8 @@ class Buchanan(Clan):
     name = "buchanan"
     export_boxes = D.BUCHANAN_EXPORT_BOXES
     building_bonus_draw = D.BUCHANAN_BUILDING_BONUS_DRAW
+    contracts_per_turn = D.BUCHANAN_CONTRACTS_PER_TURN
+    round_cost_once_per_turn = True
 
     def after_obtain_contract(self, game, p: int) -> None:
         game.stack.append((K_CLAN, p, SECOND_CONTRACT))

@@ -8,12 +8,16 @@
 - Fishermen go on empty loch spaces and on Port bonus tiles (no land cost), never adjacent
   to another Fisherman (``target_mask``; first Workers: ``first_worker_spaces``).
 - Rowing: once per turn, before the main action, move a Fisherman to an adjacent empty loch
-  space (main decision: space:<Fisherman> starts it, then space:<loch>). No Neighbourhood
-  bonus for rowing.
+  space, or to an adjacent empty Port bonus tile in play ("Fishermen can be placed on or
+  moved to all empty loch spaces and Port bonus tiles": rowing is the base game's only way
+  to move one; docs/rules-interpretations.md). Main decision: space:<Fisherman> starts it,
+  then space:<loch or port>. No Neighbourhood bonus for rowing.
 - Three first Workers; the third after everyone's second (rules/clan_setup.py).
 - River-crossing Shipping for free in 1-2 player games.
-- Land spaces adjacent to a Fisherman count as neighbouring (``extra_reach``); crossing
-  lochs still needs Shipping reach, measured from the Fisherman's loch like from any unit.
+- Land spaces adjacent to a Fisherman count as neighbouring: no hook is needed, because the
+  map data never has a river beside a loch or a port (board.py rejects one), so every land
+  space adjacent to a Fisherman is a neighbour of its space in topology.py. Crossing lochs
+  still needs Shipping reach, measured from the Fisherman's space like from any unit.
 """
 from __future__ import annotations
 
@@ -57,17 +61,20 @@ def near_fishermen(game, p: int, except_space: int = -1) -> int:
     return out
 
 
-def fisherman_spaces(game, p: int) -> int:
-    """Lochs and Port tiles in play where a new Fisherman may stand (not next to another)."""
+def water_spaces(game) -> int:
+    """Lochs, and Port tiles in play: where a Fisherman may stand."""
     topo = game.topo
-    allowed = topo.loch_mask | (topo.port_mask if game.port_tiles else 0)
-    return allowed & ~near_fishermen(game, p)
+    return topo.loch_mask | (topo.port_mask if game.port_tiles else 0)
+
+
+def fisherman_spaces(game, p: int) -> int:
+    """Spaces where a new Fisherman may stand (not next to another)."""
+    return water_spaces(game) & ~near_fishermen(game, p)
 
 
 def row_targets(game, p: int, space: int) -> int:
-    topo = game.topo
     adj = adjacency_masks(game.board)
-    return adj[space] & topo.loch_mask & ~game.occupied & ~near_fishermen(game, p, except_space=space)
+    return adj[space] & water_spaces(game) & ~game.occupied & ~near_fishermen(game, p, except_space=space)
 
 
 def rebalance(pl) -> None:
@@ -122,13 +129,6 @@ class MacDonald(Clan):
         if unit in WORKER_TYPES:
             rebalance(game.players[p])
 
-    def extra_reach(self, game, p: int) -> int:
-        adj = adjacency_masks(game.board)
-        out = 0
-        for s in bits(fishermen(game, p)):
-            out |= adj[s]
-        return out & game.topo.land_mask
-
     # ---- rowing (free, before the main action) -----------------------------------
     def main_actions(self, game, p: int) -> list[int]:
         if game.turn.get("rowed"):
@@ -155,4 +155,5 @@ class MacDonald(Clan):
         game.turn["rowed"] = 1
 
     def describe(self, game, frame) -> str:
-        return f"Clan MacDonald: row the Fisherman on {game.board.label[frame[3]]} to an adjacent loch (space:<loch>)"
+        return (f"Clan MacDonald: row the Fisherman on {game.board.label[frame[3]]} to an adjacent empty loch or "
+                f"Port tile (space:<space>)")

@@ -9,20 +9,30 @@ from .registry import apply_for, describe_for, hook, legal_for
 
 
 def obtain_cost(g, p: int) -> int:
-    """Round cost of a contract (negative: received). Round 1 pays out £5 instead.
+    """Round cost of a contract (negative: received; round 1 pays out £5).
 
-    A clan that may take two contracts in one turn (Buchanan) pays, or in round 1 receives,
-    the round cost once per turn: the second contract of a turn is free.
+    Every contract costs the round cost, also a second one in the same turn (a Port tile 8
+    contract, then one from a Building bonus after a Fulfil). Only a clan whose ability says
+    so (Buchanan: "you pay the cost only once") pays, or in round 1 receives, it once per turn.
     """
-    if g.turn.get("obtained", 0):
+    if g.turn.get("obtained", 0) and g.clans[p].round_cost_once_per_turn:
         return 0
     return D.ROUND_COST[g.round - 1]
 
 
+def contracts_left_this_turn(g, p: int) -> int:
+    """How many more contracts p may obtain this turn: the empty Export boxes, and for a clan
+    with a per-turn limit (Buchanan: "one or two Export contracts in one turn") that limit
+    less the contracts already obtained this turn."""
+    left = contract_capacity_left(g, p)
+    limit = g.clans[p].contracts_per_turn
+    if limit:
+        left = min(left, limit - g.turn.get("obtained", 0))
+    return left
+
+
 def contract_options(g, p: int, out: list) -> None:
-    if contract_capacity_left(g, p) <= 0:
-        return
-    if g.turn.get("obtained", 0) >= g.clans[p].export_boxes:
+    if contracts_left_this_turn(g, p) <= 0:
         return
     if g.players[p].money < obtain_cost(g, p):
         return
@@ -45,8 +55,15 @@ def apply_take_contract(g, p: int, slot: int) -> None:
 
 
 # ---- Building bonus ----------------------------------------------------------------------
+# One decision kind in two steps. The rulebook's "you *may* immediately draw three Export
+# contracts" is a choice made before anything is drawn: the frame first holds no drawn
+# contracts (an empty tuple; choose:0 draws, done declines and leaves the pile as it was),
+# then the drawn ones (choose:k takes the k-th, done returns the rest to the bottom).
+BUILDING_BONUS_DRAW = 0
+
+
 def building_bonus_available(g, p: int) -> bool:
-    return contract_capacity_left(g, p) > 0 and bool(g.pile)
+    return contracts_left_this_turn(g, p) > 0 and bool(g.pile)
 
 
 @hook("building_bonus")
@@ -56,13 +73,16 @@ def building_bonus_hook(g, p: int) -> None:
 
 
 def start_building_bonus(g, p: int) -> None:
-    """Draw 3 contracts (6 for Buchanan) from the pile; the player takes one or none."""
+    """Offer the Building bonus: the player may draw 3 contracts (6 for Buchanan)."""
+    g.stack.append((K_BUILDING_BONUS, p, (), contracts_left_this_turn(g, p), 0))
+
+
+def draw_building_bonus(g, p: int, take: int) -> None:
     k = g.clans[p].building_bonus_draw
     drawn = tuple(g.pile[:k])
     del g.pile[:k]
     if g.pile_known > len(g.pile):
         g.pile_known = len(g.pile)
-    take = min(contract_capacity_left(g, p), g.clans[p].export_boxes)
     g.stack.append((K_BUILDING_BONUS, p, drawn, take, 0))
 
 
@@ -74,6 +94,8 @@ def return_to_bottom(g, cards) -> None:
 @legal_for(K_BUILDING_BONUS)
 def legal_building_bonus(g, frame) -> list:
     _, p, drawn, take, taken = frame
+    if not drawn:
+        return [CHOOSE + BUILDING_BONUS_DRAW, DONE]
     out = []
     if g.players[p].money >= obtain_cost(g, p):
         out = [CHOOSE + i for i, cid in enumerate(drawn) if cid >= 0]
@@ -85,6 +107,10 @@ def legal_building_bonus(g, frame) -> list:
 def apply_building_bonus(g, frame, action: int) -> None:
     _, p, drawn, take, taken = frame
     g.stack.pop()
+    if not drawn:
+        if action != DONE:
+            draw_building_bonus(g, p, take)
+        return
     if action == DONE:
         return_to_bottom(g, [c for c in drawn if c >= 0])
         return
@@ -99,5 +125,8 @@ def apply_building_bonus(g, frame, action: int) -> None:
 
 @describe_for(K_BUILDING_BONUS)
 def describe_building_bonus(g, frame) -> str:
+    if not frame[2]:
+        k = g.clans[frame[1]].building_bonus_draw
+        return f"Building bonus: draw {k} Export contracts (choose:0) or decline (done)"
     shown = ", ".join(f"choose:{i}=contract {c}" for i, c in enumerate(frame[2]) if c >= 0)
     return f"Building bonus: take one drawn contract ({shown}) or done"

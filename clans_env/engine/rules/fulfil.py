@@ -125,6 +125,13 @@ def describe_slaughter(g, frame) -> str:
            f"(space of the animal, or use_port for Port tile 1)"
 
 
+def tracks_imports(g) -> bool:
+    """Whether Import tokens move on the Export board: not in the solo game ("there is no
+    import tracking") and not with Static Import Goods ("No need to track Imported goods"),
+    so then there is no £1 marked-step bonus either."""
+    return g.num_players > 1 and not g.config.static_imports
+
+
 def move_import_token(g, p: int, kind: int, amount: int) -> None:
     """Move an Import token; £1 for each marked step it reaches or passes."""
     old = g.import_track[kind]
@@ -142,7 +149,7 @@ def fulfil_rewards(g, p: int, cid: int) -> None:
     for kind, amount in enumerate(c.imports):
         if amount:
             pl.imports[kind] += amount
-            if g.num_players > 1:   # solo: no import tracking on the Export board
+            if tracks_imports(g):
                 move_import_token(g, p, kind, amount)
     pl.hops += c.hops
     pl.meat += c.beef + c.mutton
