@@ -3,6 +3,11 @@ and clone microseconds on mid-game states.
 
     python benchmarks/engine_speed.py                  # this checkout
     python benchmarks/engine_speed.py --baseline HEAD~1  # also a git revision, interleaved, with ratios
+    python benchmarks/engine_speed.py --catanatron     # also catanatron's Catan engine, same run
+
+With ``--catanatron`` (``pip install -e ".[bench]"``) the pure-Python Catan engine catanatron plays
+random games with the same player counts in the same alternation, and the report gives our
+decision time as a ratio to its time per action (random legal move, its ``play()`` loop).
 
 Shared machines are noisy, so with --baseline the two versions run alternately in fresh
 processes and the report gives each figure as a ratio against the baseline of the same run.
@@ -40,7 +45,7 @@ def measure(games: int, players: int, seed: int) -> dict:
             t_decide += perf() - t
             decisions += 1
             if g.round == 3 and len(clone_states) < 50 * (i + 1) and rng.random() < 0.05:
-                clone_states.append(g)
+                clone_states.append(g.clone())      # a snapshot: the live game ends up finished
     wall = time.perf_counter() - t0
     # clone cost on mid-game states
     reps = 200
@@ -49,9 +54,26 @@ def measure(games: int, players: int, seed: int) -> dict:
         for _ in range(reps):
             g.clone()
     clone_us = (time.perf_counter() - t) / (len(clone_states) * reps) * 1e6
+    assert clone_states and not any(g.is_terminal() for g in clone_states)
     return {"players": players, "games": games, "decisions": decisions,
             "us_per_decision": t_decide / decisions * 1e6, "games_per_s": games / wall,
             "decisions_per_game": decisions / games, "clone_us": clone_us, "clone_states": len(clone_states)}
+
+
+def measure_catanatron(games: int, players: int, seed: int) -> dict:
+    """catanatron (pure-Python Catan): random players, microseconds per action of ``Game.play``."""
+    from catanatron import Color, Game, RandomPlayer
+
+    colors = list(Color)[:players]
+    actions = 0
+    t0 = time.perf_counter()
+    for i in range(games):
+        g = Game([RandomPlayer(c) for c in colors], seed=seed + i)
+        g.play()
+        actions += len(g.state.actions)
+    wall = time.perf_counter() - t0
+    return {"players": players, "games": games, "us_per_action": wall / actions * 1e6,
+            "actions_per_game": actions / games}
 
 
 def main() -> None:
@@ -61,7 +83,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=3, help="alternating repetitions (median reported)")
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
+    ap.add_argument("--catanatron", action="store_true", help="also time catanatron's Catan engine in the same run")
     args = ap.parse_args()
+    catan: dict = {n: [] for n in args.players}
 
     with checkouts(args.baseline) as versions:
         results: dict = {name: {n: [] for n in args.players} for name in versions}
@@ -70,6 +94,9 @@ def main() -> None:
                 for name, path in versions.items():
                     results[name][n].append(
                         measure_in(path, "engine_speed", f"measure({args.games}, {n}, {args.seed})"))
+                if args.catanatron:
+                    catan[n].append(measure_in(ROOT, "engine_speed",
+                                               f"measure_catanatron({args.games}, {n}, {args.seed})"))
         print(f"engine speed: {args.games} random games x {args.rounds} repetitions per row "
               f"(median), Python {sys.version.split()[0]}")
         header = f"{'version':<10}{'players':>8}{'us/decision':>13}{'games/s':>10}{'decisions/game':>16}{'clone us':>10}"
@@ -84,6 +111,13 @@ def main() -> None:
                 med[(name, n)] = m
                 print(f"{name:<10}{n:>8}{m['us_per_decision']:>13.1f}{m['games_per_s']:>10.2f}"
                       f"{m['decisions_per_game']:>16.0f}{m['clone_us']:>10.1f}")
+        if args.catanatron:
+            print(f"\ncatanatron (same run, {args.games} random games x {args.rounds}, median):")
+            for n in args.players:
+                us = statistics.median(r["us_per_action"] for r in catan[n])
+                apg = statistics.median(r["actions_per_game"] for r in catan[n])
+                ours = med[("current", n)]["us_per_decision"]
+                print(f"  {n} players: {us:.1f} us/action ({apg:.0f} actions/game); ours / catanatron x{ours / us:.2f}")
         if args.baseline:
             print("\nratios current / baseline (lower is faster for us and clone, higher is faster for games/s):")
             for n in args.players:

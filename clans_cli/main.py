@@ -102,6 +102,9 @@ def add_benchmark_parser(subparsers) -> argparse.ArgumentParser:
     o.add_argument("--sims", type=int, default=50, help="simulations per decision for both (default 50)")
     o.add_argument("--seed", type=int, default=0)
     o.add_argument("--workers", type=int, default=2)
+    o.add_argument("--config", choices=["both", "heuristic", "random"], default="both",
+                   help="our MCTS configuration: heuristic leaf evaluation (as shipped), random rollouts to the "
+                        "end (as MCTSBot), or both side by side on the same deals (default both)")
     o.set_defaults(func=run_openspiel_cmd)
     sp = which.add_parser("speed", help="engine steps/s, clone, heuristic and MCTS speed")
     sp.add_argument("--seconds", type=float, default=3.0, help="measuring time per item (default 3)")
@@ -143,7 +146,9 @@ def run_strength_cmd(args) -> int:
 def run_openspiel_cmd(args) -> int:
     from training import benchmarks as B
 
-    print(B.format_vs_openspiel(B.vs_openspiel(args.games, args.sims, args.seed, args.workers)))
+    configs = ["heuristic", "random"] if args.config == "both" else [args.config]
+    for config in configs:
+        print(B.format_vs_openspiel(B.vs_openspiel(args.games, args.sims, args.seed, args.workers, config=config)))
     return 0
 
 

@@ -94,3 +94,18 @@ def test_openspiel_mcts_bot_and_our_agent_play_on_the_game():
         action = bot.step(state) if state.current_player() == 0 else ours.act(state.engine)
         assert action in legal
         state.apply_action(action)
+
+
+def test_vs_openspiel_runs_both_of_our_configurations():
+    """benchmarks/vs_openspiel.py (issue 11, honest figures): our MCTS is compared with OpenSpiel's
+    MCTSBot both as shipped (heuristic leaf evaluation) and with random rollouts to the end like
+    MCTSBot's RandomRolloutEvaluator, on the same deals at the same simulation count."""
+    from training import benchmarks as B
+    assert B.OPENSPIEL_CONFIGS["random"]["rollout"] == "random" and B.OPENSPIEL_CONFIGS["random"]["depth"] > 1000
+    for config, says in (("heuristic", "heuristic leaf evaluation"), ("random", "random rollouts to the end")):
+        r = B.vs_openspiel(2, sims=2, seed=3, workers=1, progress=False, config=config)
+        assert r["config"] == config and r["games"] == 2
+        assert r["ours_sims_per_s"] > 0 and r["openspiel_sims_per_s"] > 0
+        assert says in B.format_vs_openspiel(r)
+    with pytest.raises(ValueError, match="heuristic"):
+        B.vs_openspiel(2, config="greedy")

@@ -3,6 +3,7 @@ files (components.md: "list them in the README's Rules fidelity section"), and C
 README's test command (developers' guide, "The README keeps two commands at its top")."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from clans_env.engine import data
@@ -16,6 +17,9 @@ def test_every_stand_in_is_listed_in_the_readme():
     missing = [path for path in data.stand_ins() if f"`{path}`" not in fidelity]
     assert not missing, f"stand-ins missing from README's Rules fidelity section: {missing}"
     assert "maps/A1.toml" in fidelity
+    listed = re.findall(r"^\| `([a-z_.0-9]+)` \|", fidelity, flags=re.M)
+    stale = [path for path in listed if path not in data.stand_ins()]
+    assert not stale, f"README lists values as stand-ins that components.toml no longer marks so: {stale}"
 
 
 def test_ci_runs_the_readme_test_command():

@@ -103,9 +103,21 @@ def format_solo(r: dict) -> str:
 
 # ------------------------------------------------------------------------------------------------
 # against OpenSpiel's MCTSBot
+#: our MCTSAgent's two configurations against OpenSpiel's MCTSBot (same game, same deals and seeds,
+#: same simulation count per decision)
+OPENSPIEL_CONFIGS = {
+    # the agent as shipped: each new leaf valued by the heuristic's estimated final VP (no rollout),
+    # heuristic move ordering and progressive widening
+    "heuristic": {},
+    # like MCTSBot's RandomRolloutEvaluator(1): one uniformly random rollout to the end of the game
+    # per simulation, valued by the final score; no widening (root ordering still by the heuristic)
+    "random": {"rollout": "random", "depth": 10 ** 6, "widen": 0.0},
+}
+
+
 def _openspiel_game_job(args):
     """One game: our MCTSAgent in seat ``our_seat`` against OpenSpiel's MCTSBot, same sims."""
-    index, sims, our_seat, chance_outcome, seed, uct_c_ours, uct_c_theirs = args
+    index, sims, our_seat, chance_outcome, seed, uct_c_ours, uct_c_theirs, config = args
     import numpy as np
     from open_spiel.python.algorithms import mcts as os_mcts
 
@@ -115,7 +127,7 @@ def _openspiel_game_job(args):
     game = openspiel_game.load(num_players=2)
     state = game.new_initial_state()
     state.apply_action(chance_outcome)
-    ours = MCTSAgent(sims=sims, c=uct_c_ours, seed=_derive_seed(seed, index, 11))
+    ours = MCTSAgent(sims=sims, c=uct_c_ours, seed=_derive_seed(seed, index, 11), **OPENSPIEL_CONFIGS[config])
     bot = os_mcts.MCTSBot(game, uct_c=uct_c_theirs, max_simulations=sims,
                           evaluator=os_mcts.RandomRolloutEvaluator(
                               1, np.random.RandomState(_derive_seed(seed, index, 12))),
@@ -147,15 +159,18 @@ def _openspiel_game_job(args):
 
 
 def vs_openspiel(games: int, sims: int = 100, seed: int = 0, workers: int = 2, progress: bool = True,
-                 uct_c_theirs: float = 2.0, uct_c_ours: float = 0.2) -> dict:
-    """Our MCTSAgent vs OpenSpiel's MCTSBot (RandomRolloutEvaluator, one rollout to the end) at
-    ``sims`` simulations per decision in 2-player games; each deal is played from both seats."""
+                 uct_c_theirs: float = 2.0, uct_c_ours: float = 0.2, config: str = "heuristic") -> dict:
+    """Our MCTSAgent (``config``: a key of OPENSPIEL_CONFIGS) vs OpenSpiel's MCTSBot
+    (RandomRolloutEvaluator, one rollout to the end) at ``sims`` simulations per decision in 2-player
+    games; each deal is played from both seats."""
+    if config not in OPENSPIEL_CONFIGS:
+        raise ValueError(f"config must be one of {sorted(OPENSPIEL_CONFIGS)} (got {config!r})")
     jobs = []
     for i in range(games):
         deal = i // 2
-        jobs.append((i, sims, i % 2, _derive_seed(seed, deal) % 1000, seed, uct_c_ours, uct_c_theirs))
+        jobs.append((i, sims, i % 2, _derive_seed(seed, deal) % 1000, seed, uct_c_ours, uct_c_theirs, config))
     results = []
-    with _progress_bar(games, progress, "vs OpenSpiel") as advance:
+    with _progress_bar(games, progress, f"vs OpenSpiel ({config})") as advance:
         if workers <= 1:
             for j in jobs:
                 results.append(_openspiel_game_job(j))
@@ -176,13 +191,16 @@ def vs_openspiel(games: int, sims: int = 100, seed: int = 0, workers: int = 2, p
             "mean_margin": m, "mean_margin_ci95": [mlo, mhi], "ours_sims_per_s": ours_rate,
             "openspiel_sims_per_s": theirs_rate,
             "speed_ratio": ours_rate / theirs_rate if theirs_rate else float("inf"),
-            "uct_c_ours": uct_c_ours, "uct_c_openspiel": uct_c_theirs}
+            "uct_c_ours": uct_c_ours, "uct_c_openspiel": uct_c_theirs, "config": config}
 
 
 def format_vs_openspiel(r: dict) -> str:
     lo, hi = r["win_rate_ci95"]
     mlo, mhi = r["mean_margin_ci95"]
-    return (f"MCTSAgent vs OpenSpiel MCTSBot at {r['sims']} simulations/decision: {r['games']} games, our win rate "
+    what = {"heuristic": "heuristic leaf evaluation (as shipped)",
+            "random": "random rollouts to the end (as MCTSBot)"}[r.get("config", "heuristic")]
+    return (f"MCTSAgent [{what}] vs OpenSpiel MCTSBot [random rollouts] at {r['sims']} simulations/decision: "
+            f"{r['games']} games, our win rate "
             f"{r['win_rate']:.1%} (95% CI {lo:.1%}-{hi:.1%}), mean VP margin {r['mean_margin']:+.1f} "
             f"({mlo:+.1f} to {mhi:+.1f}); simulations/s ours {r['ours_sims_per_s']:.0f} vs OpenSpiel "
             f"{r['openspiel_sims_per_s']:.0f} = {r['speed_ratio']:.1f}x")
