@@ -118,11 +118,12 @@ class Game:
         return self.phase == GAME_OVER
 
     def apply(self, action: int) -> None:
-        """Resolve the pending decision with ``action`` (an index from ``legal_actions``)."""
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"an action is an int index, got {action!r}") from None
+        """Resolve the pending decision with ``action`` (an index from ``legal_actions``).
+
+        ``action`` must be an int or a NumPy integer; anything else (bool, float, str, None) is an
+        ``IllegalActionError`` naming what was given, as is an index that is not legal now."""
+        if type(action) is not int:         # fast path: a plain int; the rest is rare
+            action = _action_index(action)
         if action not in self._legal:
             raise IllegalActionError(self._why_illegal(action))
         frame = self.stack[-1]
@@ -263,6 +264,10 @@ class Game:
 
     def string_to_action(self, text: str) -> int:
         """Parse an action name (as printed by ``action_to_string``, context in brackets ignored)."""
+        if not isinstance(text, str):
+            raise ValueError(f"an action name is a string such as 'pass', 'done', 'trade:buy:whisky:2', "
+                             f"'expand:bakery', 'space:{self.board.label[0]}' or 'choose:0'; got {text!r} "
+                             f"of type {type(text).__name__}")
         key = text.strip().split(" (")[0].strip()
         table = _action_names(self.board.label)
         try:
@@ -357,6 +362,19 @@ class Game:
     def load(cls, path) -> "Game":
         with open(path, encoding="utf-8") as fh:
             return cls.from_json(fh.read())
+
+
+def _action_index(action) -> int:
+    """An action given as an int subclass or a NumPy integer, as a plain int; anything else
+    (bool, float, str, None, objects with ``__int__``) is an ``IllegalActionError``."""
+    cls = type(action)
+    if isinstance(action, int) and cls is not bool:
+        return int(action)
+    # NumPy integer scalars, recognised without importing NumPy (np.bool_ is no np.integer)
+    if any(c.__name__ == "integer" and c.__module__ == "numpy" for c in cls.__mro__):
+        return int(action)
+    raise IllegalActionError(f"an action is an int index from legal_actions() (or a NumPy integer); got "
+                             f"{action!r} of type {cls.__name__}")
 
 
 def _tuplify(x):
