@@ -59,29 +59,27 @@ def _bad(path: str, what: str, v) -> SaveError:
 
 
 # ---- step 1: parsing ---------------------------------------------------------------------------
-def _no_constant(name):
-    raise SaveError(f"not a saved Clans of Caledonia game (invalid JSON: {name} is not a number JSON allows)")
-
-
-def parse(text) -> dict:
-    """The JSON object in ``text``; ``ValueError`` for anything that is not a JSON object, for
+def parse(text, what: str = "a saved Clans of Caledonia game") -> object:
+    """The JSON value in ``text``; ``ValueError`` (``not <what> (...)``) for invalid JSON, for
     ``NaN``/``Infinity`` and for nesting too deep to be a save (never ``RecursionError``)."""
+    def no_constant(name):
+        raise SaveError(f"not {what} (invalid JSON: {name} is not a number JSON allows)")
+
     if isinstance(text, (bytes, bytearray)):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise SaveError(f"not a saved Clans of Caledonia game (not UTF-8 text: {e})") from None
+            raise SaveError(f"not {what} (not UTF-8 text: {e})") from None
     if not isinstance(text, str):
-        raise SaveError(f"a saved game is JSON text (str); got {type(text).__name__}")
+        raise SaveError(f"{what} is JSON text (str); got {type(text).__name__}")
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=no_constant)
     except SaveError:
         raise
     except RecursionError:
-        raise SaveError("not a saved Clans of Caledonia game (invalid JSON: nested too deeply)") from None
+        raise SaveError(f"not {what} (invalid JSON: nested too deeply)") from None
     except ValueError as e:           # JSONDecodeError, and ints beyond Python's digit limit
-        raise SaveError(f"not a saved Clans of Caledonia game (invalid JSON: {e})") from None
-    return doc
+        raise SaveError(f"not {what} (invalid JSON: {e})") from None
 
 
 # ---- step 2: types and ranges ------------------------------------------------------------------
