@@ -298,6 +298,7 @@ class Game:
     # ------------------------------------------------------------------------------------------
     # saving
     def to_json(self) -> str:
+        """The complete state as versioned JSON (``from_json`` reads it back; see there)."""
         state = {k: getattr(self, k) for k in _STATE_FIELDS}
         doc = {
             "format": SAVE_FORMAT,
