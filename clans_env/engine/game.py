@@ -27,12 +27,8 @@ from .state import (ACTION, DECISION_KINDS, GAME_OVER, K_CLAN, K_HOOK, PHASE_NAM
                     IllegalActionError, PlayerState)
 from .topology import topology
 
-SAVE_FORMAT = "clans-of-caledonia-state"
-SAVE_VERSION = 1
-
-_STATE_FIELDS = ("round", "phase", "prices", "display", "pile", "pile_known", "import_track", "scoring_tiles",
-                 "port_tiles", "occupant", "unit_at", "occupied", "turn_order", "pass_order", "turn_idx",
-                 "start_player", "turn", "tile_pool", "covered", "misc")
+from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_difference, parse  # noqa: F401
+from .saves import STATE_FIELDS as _STATE_FIELDS
 
 
 class Game:
@@ -325,7 +321,6 @@ class Game:
         as occupancy bit sets and reach are rebuilt by the rules, never taken from the file), and a
         state that disagrees with its history is refused. Every refusal is a ``ValueError`` that
         names the field. A ``determinize``-d copy is not its seed's game, so it does not load."""
-        from .saves import SaveError, check_fields, parse
         doc = parse(text)
         config = check_fields(doc)
         crash = _check_restored(cls._restore(doc, config))
@@ -342,7 +337,6 @@ class Game:
     def _unchecked_from_doc(cls, doc: dict) -> "Game":
         """A game from a save's fields with only the type and range checks: for tests that build
         positions the rules cannot reach by editing a save (never for files). Reach is rebuilt."""
-        from .saves import check_fields
         g = cls._restore(doc, check_fields(doc))
         for pl in g.players:
             pl.reach = -1
@@ -414,7 +408,6 @@ def _check_restored(g: "Game") -> str | None:
     a contract id belongs, say) is left to the history comparison, which names the field; the
     crash is returned so that the load is refused even so."""
     from .invariants import InvariantError, check_invariants
-    from .saves import SaveError
     try:
         check_invariants(g)
     except InvariantError as e:
@@ -429,7 +422,6 @@ def _match_history(g: "Game", doc: dict) -> None:
     reach cache is -1 (stale) or the fresh reach; ``g`` takes the saved one, so that the loaded
     game saves to the same text."""
     from .rules.common import reach
-    from .saves import SaveError, first_difference
     mine = json.loads(g.to_json())
     for d, m in zip(doc["players"], mine["players"]):
         m["reach"] = d["reach"]       # a cache: compared with the fresh reach below

@@ -27,6 +27,9 @@ from .board import SIDE_NAMES
 from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
 
+SAVE_FORMAT = "clans-of-caledonia-state"
+SAVE_VERSION = 1
+
 #: the top-level fields of a save, in the order ``to_json`` writes them
 DOC_FIELDS = ("format", "version", "config", "map_sides", "clans", "rng", "players", "stack", "history", "state")
 STATE_FIELDS = ("round", "phase", "prices", "display", "pile", "pile_known", "import_track", "scoring_tiles",
@@ -158,10 +161,11 @@ def _plain_dict(v, path: str) -> None:
 
 def check_fields(doc) -> GameConfig:
     """Step 2: every field's type and range (``SaveError`` naming the field); returns the config."""
-    if not isinstance(doc, dict) or doc.get("format") != "clans-of-caledonia-state":
+    if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
         raise SaveError("not a saved Clans of Caledonia game (missing format marker)")
-    if doc.get("version") != 1 or type(doc.get("version")) is not int:
-        raise SaveError(f"saved game has format version {doc.get('version')!r}; this engine reads version 1")
+    if doc.get("version") != SAVE_VERSION or type(doc.get("version")) is not int:
+        raise SaveError(f"saved game has format version {doc.get('version')!r}; this engine reads version "
+                        f"{SAVE_VERSION}")
     missing = [k for k in DOC_FIELDS if k not in doc]
     if missing:
         raise SaveError(f"saved game is missing the field(s) {', '.join(missing)}")
