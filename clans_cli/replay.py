@@ -22,6 +22,7 @@ from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine.game import SAVE_FORMAT, atomic_write_text
+from clans_env.engine.saves import parse as parse_json
 
 #: marker of the game records written by ``clans play``; readers accept any JSON object with
 #: ``config`` and ``actions`` (tournament replays, ``Game.record()``), with or without it
@@ -46,9 +47,9 @@ def read_game_file(path) -> tuple[dict, dict]:
     except (OSError, UnicodeDecodeError) as e:
         raise GameFileError(f"cannot read {path}: {e}") from None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise GameFileError(f"{path} is not JSON ({e}); expected a game record (JSON with 'config' and "
+        doc = parse_json(text, what="JSON")
+    except ValueError as e:          # invalid JSON, NaN/Infinity, nesting too deep
+        raise GameFileError(f"{path} is {e}; expected a game record (JSON with 'config' and "
                             f"'actions', as written by `clans play --save` or Game.record()) or a saved state "
                             f"(Game.save)") from None
     if not isinstance(doc, dict):
@@ -77,8 +78,10 @@ def read_game_file(path) -> tuple[dict, dict]:
 
 
 def _checked_record(path, doc: dict) -> tuple[dict, dict]:
-    if not isinstance(doc["actions"], list) or not all(isinstance(a, int) for a in doc["actions"]):
-        raise GameFileError(f"{path}: 'actions' must be a list of action indices (ints)")
+    if not isinstance(doc["actions"], list) or not all(type(a) is int for a in doc["actions"]):
+        bad = next((a for a in doc["actions"] if type(a) is not int), None) if isinstance(doc["actions"], list) \
+            else doc["actions"]
+        raise GameFileError(f"{path}: 'actions' must be a list of action indices (ints); found {bad!r}")
     if not isinstance(doc["config"], dict):
         raise GameFileError(f"{path}: 'config' must be a JSON object of GameConfig fields")
     meta = {k: v for k, v in doc.items() if k not in ("config", "actions")}

@@ -38,6 +38,10 @@ class GameConfig:
     def __post_init__(self):
         if isinstance(self.clans, list):
             object.__setattr__(self, "clans", tuple(self.clans))
+        if self.clans is not None and not isinstance(self.clans, tuple):
+            # a set (or any unordered collection) would make the seat order depend on hashing
+            raise ValueError(f"clans must be None or a list or tuple of clan names in seat order, e.g. "
+                             f"['macdonald', 'stewart']; got {self.clans!r} of type {type(self.clans).__name__}")
         if isinstance(self.map_sides, (list, str)):
             sides = self.map_sides.split() if isinstance(self.map_sides, str) else self.map_sides
             object.__setattr__(self, "map_sides", tuple(sides))
@@ -45,17 +49,18 @@ class GameConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the valid choices for any bad field (called on construction)."""
-        if not isinstance(self.num_players, int) or self.num_players not in (1, 2, 3, 4):
+        if not _is_int(self.num_players) or self.num_players not in (1, 2, 3, 4):
             raise ValueError(f"num_players must be one of 1, 2, 3, 4 (got {self.num_players!r})")
-        if not isinstance(self.seed, int):
-            raise ValueError(f"seed must be an int (got {self.seed!r})")
-        if self.clan_selection not in CLAN_SELECTIONS:
+        if not _is_int(self.seed):
+            raise ValueError(f"seed must be an int (got {self.seed!r} of type {type(self.seed).__name__})")
+        if not isinstance(self.clan_selection, str) or self.clan_selection not in CLAN_SELECTIONS:
             raise ValueError(f"clan_selection must be one of {CLAN_SELECTIONS} (got {self.clan_selection!r})")
         if self.tighter_map and self.num_players not in (2, 3):
             raise ValueError("tighter_map is a variant for 2 or 3 players (the 4 player map is already tight; "
                              f"got num_players={self.num_players})")
         if self.map_sides is not None:
-            if len(self.map_sides) != 4 or any(s not in SIDE_NAMES for s in self.map_sides) or \
+            if not isinstance(self.map_sides, tuple) or len(self.map_sides) != 4 or \
+                    any(not isinstance(s, str) for s in self.map_sides) or any(s not in SIDE_NAMES for s in self.map_sides) or \
                     [s[0] for s in self.map_sides] != ["A", "B", "C", "D"]:
                 raise ValueError(f"map_sides must be four sides in A, B, C, D order, each one of {SIDE_NAMES} "
                                  f"(got {self.map_sides!r})")
@@ -65,7 +70,7 @@ class GameConfig:
             if len(self.clans) != self.num_players:
                 raise ValueError(f"clans must name one clan per player ({self.num_players}), got {self.clans!r}")
             for c in self.clans:
-                if c not in CLANS or (c == "macewen" and not self.kickstarter):
+                if not isinstance(c, str) or c not in CLANS or (c == "macewen" and not self.kickstarter):
                     raise ValueError(f"unknown clan {c!r}; valid clans: {valid}"
                                      + (" (macewen needs kickstarter=True)" if c == "macewen" else ""))
             if len(set(self.clans)) != len(self.clans):
@@ -87,7 +92,15 @@ class GameConfig:
     def from_dict(cls, d: dict) -> "GameConfig":
         """Inverse of ``to_dict``; unknown keys raise ValueError listing the valid fields."""
         known = {f.name for f in fields(cls)}
+        if not isinstance(d, dict):
+            raise ValueError(f"a GameConfig is given as a dict of its fields {sorted(known)}; got "
+                             f"{type(d).__name__}")
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; valid fields: {sorted(known)}")
         return cls(**d)
+
+
+def _is_int(x) -> bool:
+    """An int that is not a bool (True would otherwise count as 1 player)."""
+    return isinstance(x, int) and not isinstance(x, bool)

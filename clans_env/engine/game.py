@@ -27,12 +27,8 @@ from .state import (ACTION, DECISION_KINDS, GAME_OVER, K_CLAN, K_HOOK, PHASE_NAM
                     IllegalActionError, PlayerState)
 from .topology import topology
 
-SAVE_FORMAT = "clans-of-caledonia-state"
-SAVE_VERSION = 1
-
-_STATE_FIELDS = ("round", "phase", "prices", "display", "pile", "pile_known", "import_track", "scoring_tiles",
-                 "port_tiles", "occupant", "unit_at", "occupied", "turn_order", "pass_order", "turn_idx",
-                 "start_player", "turn", "tile_pool", "covered", "misc")
+from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_difference, parse  # noqa: F401
+from .saves import STATE_FIELDS as _STATE_FIELDS
 
 
 class Game:
@@ -118,11 +114,12 @@ class Game:
         return self.phase == GAME_OVER
 
     def apply(self, action: int) -> None:
-        """Resolve the pending decision with ``action`` (an index from ``legal_actions``)."""
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"an action is an int index, got {action!r}") from None
+        """Resolve the pending decision with ``action`` (an index from ``legal_actions``).
+
+        ``action`` must be an int or a NumPy integer; anything else (bool, float, str, None) is an
+        ``IllegalActionError`` naming what was given, as is an index that is not legal now."""
+        if type(action) is not int:         # fast path: a plain int; the rest is rare
+            action = _action_index(action)
         if action not in self._legal:
             raise IllegalActionError(self._why_illegal(action))
         frame = self.stack[-1]
@@ -263,6 +260,10 @@ class Game:
 
     def string_to_action(self, text: str) -> int:
         """Parse an action name (as printed by ``action_to_string``, context in brackets ignored)."""
+        if not isinstance(text, str):
+            raise ValueError(f"an action name is a string such as 'pass', 'done', 'trade:buy:whisky:2', "
+                             f"'expand:bakery', 'space:{self.board.label[0]}' or 'choose:0'; got {text!r} "
+                             f"of type {type(text).__name__}")
         key = text.strip().split(" (")[0].strip()
         table = _action_names(self.board.label)
         try:
@@ -293,6 +294,7 @@ class Game:
     # ------------------------------------------------------------------------------------------
     # saving
     def to_json(self) -> str:
+        """The complete state as versioned JSON (``from_json`` reads it back; see there)."""
         state = {k: getattr(self, k) for k in _STATE_FIELDS}
         doc = {
             "format": SAVE_FORMAT,
@@ -310,43 +312,70 @@ class Game:
 
     @classmethod
     def from_json(cls, text: str) -> "Game":
+        """The game saved by ``to_json``; only a state the rules can reach loads.
+
+        The checks (``clans_env.engine.saves``): JSON only, fields of the right types and ranges,
+        the state's invariants (``invariants.check_invariants``), and the ``history``: it is
+        replayed from the saved configuration and must reproduce the saved state field by field.
+        The history is authoritative: the game returned is the replayed one (derived caches such
+        as occupancy bit sets and reach are rebuilt by the rules, never taken from the file), and a
+        state that disagrees with its history is refused. Every refusal is a ``ValueError`` that
+        names the field. A ``determinize``-d copy is not its seed's game, so it does not load."""
+        doc = parse(text)
+        config = check_fields(doc)
+        crash = _check_restored(cls._restore(doc, config))
         try:
-            doc = json.loads(text)
-        except (json.JSONDecodeError, TypeError) as e:
-            raise ValueError(f"not a saved Clans of Caledonia game (invalid JSON: {e})") from None
-        if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
-            raise ValueError("not a saved Clans of Caledonia game (missing format marker)")
-        if doc.get("version") != SAVE_VERSION:
-            raise ValueError(f"saved game has format version {doc.get('version')!r}; this engine reads "
-                             f"version {SAVE_VERSION}")
+            g = cls.replay(config, doc["history"])
+        except IllegalActionError as e:
+            raise SaveError(f"saved game history does not replay from its configuration: {e}") from None
+        _match_history(g, doc)
+        if crash:         # cannot happen for a state equal to a replayed one; refuse it all the same
+            raise SaveError(f"saved game state is inconsistent ({crash})")
+        return g
+
+    @classmethod
+    def _unchecked_from_doc(cls, doc: dict) -> "Game":
+        """A game from a save's fields with only the type and range checks: for tests that build
+        positions the rules cannot reach by editing a save (never for files). Reach is rebuilt."""
+        g = cls._restore(doc, check_fields(doc))
+        for pl in g.players:
+            pl.reach = -1
+        g._advance()
+        return g
+
+    @classmethod
+    def _restore(cls, doc: dict, config: GameConfig) -> "Game":
+        """The state in a save (checked by ``saves.check_fields``) as it stands, unreplayed; used
+        to check its invariants. The cached reach sets are kept, so the check compares them."""
+        g = cls.__new__(cls)
+        g.config = config
+        g.num_players = config.num_players
+        g.rng = Rng(0)
+        g.rng.state = doc["rng"]
         try:
-            g = cls.__new__(cls)
-            g.config = GameConfig.from_dict(doc["config"])
-            g.num_players = g.config.num_players
-            g.rng = Rng(0)
-            g.rng.state = int(doc["rng"])
             g.board = assemble(tuple(doc["map_sides"]))
-            g.topo = topology(g.board, g.num_players)
-            g.clans = tuple(get_clan(c) for c in doc["clans"])
-            g.players = [PlayerState.from_dict(d) for d in doc["players"]]
-            g.stack = [_tuplify(f) for f in doc["stack"]]
-            st = doc["state"]
-            for k in _STATE_FIELDS:
-                setattr(g, k, st[k])
-            g.scoring_tiles = tuple(g.scoring_tiles)
-            g.port_tiles = tuple(g.port_tiles)
-            g.covered = tuple(g.covered)
-            g._hist = None
-            g._hist_len = 0
-            for a in doc["history"]:
-                g._hist = (g._hist, int(a))
-                g._hist_len += 1
-            if len(g.players) != g.num_players or len(g.occupant) != g.board.num_spaces:
-                raise ValueError("player or space count does not match the configuration")
-            g._legal = []
-            g._advance()
-        except (KeyError, TypeError, IndexError, AttributeError) as e:
-            raise ValueError(f"saved game is corrupt or incompatible: {type(e).__name__}: {e}") from None
+        except ValueError as e:
+            raise ValueError(f"saved game field map_sides: {e}") from None
+        g.topo = topology(g.board, g.num_players)
+        g.clans = tuple(get_clan(c) for c in doc["clans"])
+        g.players = [PlayerState.from_dict(d) for d in doc["players"]]
+        for p in g.players:
+            p.units_total = tuple(p.units_total)
+        g.stack = [_tuplify(f) for f in doc["stack"]]
+        st = doc["state"]
+        for k in _STATE_FIELDS:
+            setattr(g, k, st[k])
+        g.scoring_tiles = tuple(g.scoring_tiles)
+        g.port_tiles = tuple(g.port_tiles)
+        g.covered = tuple(g.covered)
+        g._hist = None
+        g._hist_len = 0
+        for a in doc["history"]:
+            g._hist = (g._hist, a)
+            g._hist_len += 1
+        if len(g.players) != g.num_players or len(g.occupant) != g.board.num_spaces:
+            raise ValueError("saved game: player or space count does not match the configuration")
+        g._legal = []
         return g
 
     def save(self, path) -> None:
@@ -355,8 +384,67 @@ class Game:
 
     @classmethod
     def load(cls, path) -> "Game":
-        with open(path, encoding="utf-8") as fh:
+        """Read a file written by ``save`` (``from_json``'s checks; ``OSError`` if unreadable)."""
+        with open(path, "rb") as fh:
             return cls.from_json(fh.read())
+
+
+def _action_index(action) -> int:
+    """An action given as an int subclass or a NumPy integer, as a plain int; anything else
+    (bool, float, str, None, objects with ``__int__``) is an ``IllegalActionError``."""
+    cls = type(action)
+    if isinstance(action, int) and cls is not bool:
+        return int(action)
+    # NumPy integer scalars, recognised without importing NumPy (np.bool_ is no np.integer)
+    if any(c.__name__ == "integer" and c.__module__ == "numpy" for c in cls.__mro__):
+        return int(action)
+    raise IllegalActionError(f"an action is an int index from legal_actions() (or a NumPy integer); got "
+                             f"{action!r} of type {cls.__name__}")
+
+
+def _check_restored(g: "Game") -> str | None:
+    """Step 3 of loading: the saved state, as it stands, keeps every invariant of the rules
+    (``SaveError`` naming the broken rule). A state odd enough to crash the checker (a string where
+    a contract id belongs, say) is left to the history comparison, which names the field; the
+    crash is returned so that the load is refused even so."""
+    from .invariants import InvariantError, check_invariants
+    try:
+        check_invariants(g)
+    except InvariantError as e:
+        raise SaveError(f"saved game state breaks a rule of the game: {e}") from None
+    except (IndexError, KeyError, TypeError, AttributeError, ValueError) as e:
+        return f"{type(e).__name__} while checking its invariants: {e}"
+    return None
+
+
+def _match_history(g: "Game", doc: dict) -> None:
+    """Step 4 of loading: ``g`` (replayed from the history) must equal the saved state. A saved
+    reach cache is -1 (stale) or the fresh reach; ``g`` takes the saved one, so that the loaded
+    game saves to the same text."""
+    from .rules.common import reach
+    mine = json.loads(g.to_json())
+    for d, m in zip(doc["players"], mine["players"]):
+        m["reach"] = d["reach"]       # a cache: compared with the fresh reach below
+    for key in ("map_sides", "clans", "rng", "players", "stack", "history", "state"):
+        diff = first_difference(doc[key], mine[key], key)
+        if diff:
+            path, saved, replayed = diff
+            raise SaveError(
+                f"saved game state does not match its history: {path.lstrip('.')} is {_short(saved)} in the file "
+                f"but {_short(replayed)} after replaying the {len(doc['history'])} saved actions from the saved "
+                f"configuration (the history is authoritative: was the file edited?)")
+    for p, (pl, d) in enumerate(zip(g.players, doc["players"])):
+        pl.reach = -1
+        if d["reach"] != -1:
+            if reach(g, p) != d["reach"]:
+                raise SaveError(f"saved game field players[{p}].reach is a forged cache: it differs from the "
+                                f"reach the rules compute for player {p}")
+            pl.reach = d["reach"]
+
+
+def _short(v) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 def _tuplify(x):

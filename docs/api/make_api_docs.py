@@ -282,6 +282,24 @@ def engine_page() -> str:
         "records; `clans replay FILE` steps through them.",
         "- `g.save(path)` / `Game.load(path)` (`to_json` / `from_json`) keep the complete state, versioned, "
         "written atomically (`clans_env.engine.game.atomic_write_text`: temporary file, fsync, rename).",
+        "- Loading accepts only a state the rules can reach (`clans_env/engine/saves.py`), in four steps: (1) JSON "
+        "only: no `NaN`/`Infinity`, nesting too deep is a `ValueError`, never a `RecursionError`; (2) every field "
+        "has the type and range a save has (ints are ints, never bools or floats; lists have their lengths; "
+        "indices, prices, Shipping, round and phase are in range); (3) the state as saved keeps the rules' "
+        "invariants (`invariants.check_invariants`: no negative money or goods, units only where they may "
+        "stand, every contract in exactly one place, occupancy bit sets and any cached reach equal to fresh "
+        "ones); (4) the `history` is replayed from the saved configuration and must reproduce the saved state "
+        "field by field.",
+        "- **The history wins.** It is the source of truth: the game `from_json` returns is the replayed one, so "
+        "derived caches (occupancy, reach, the legal set) are rebuilt by the rules and never read from the file; "
+        "a saved reach cache must be stale (`-1`) or the fresh one. A state that disagrees with its history is "
+        "refused, naming the first field that differs and both values (`players[0].money is 25 in the file "
+        "but 24 after replaying ...`). A `determinize`-d copy (pile reshuffled, generator reseeded) is therefore "
+        "not loadable as its seed's game; save the original. Every refusal is a `ValueError` naming what is "
+        "wrong; `clans replay` / `clans play --load` print it as `error: ...` and exit with status 2.",
+        "- `Game.apply` takes an int or a NumPy integer (anything else, bool included, is an `IllegalActionError` "
+        "naming what was given); `GameConfig` refuses bools for `num_players`/`seed` and unordered `clans` (a "
+        "set would make the seat order depend on hashing) with a `ValueError` naming the valid choices.",
         "- `g.clone()` is an independent copy for search; `g.determinize(seed)` also reshuffles the hidden part "
         "of the contract pile.",
         "",
