@@ -5,6 +5,11 @@ reported per player count (solo games also get the result band distribution).
 
     python benchmarks/clan_stats.py                    # 1000 games for each of 1, 2, 3, 4 players
     python benchmarks/clan_stats.py --games 200 --players 2 4 --workers 2
+    python benchmarks/clan_stats.py --industria 0.5    # each Industria module on with probability 0.5
+
+With ``--industria P`` every game also switches each Industria module on with probability P (1 =
+all of them; 0 = the base game, the default), and the report adds per module how many games used
+it, the mean of each final score line, and how often the Industria decisions came up.
 
 The policy is uniformly random over the legal actions except that Pass is taken only with
 probability ``--pass-prob`` when something else is legal, so that games go deep (a uniform
@@ -25,16 +30,17 @@ from collections import Counter, defaultdict
 from tqdm import tqdm
 
 
-def play_one(job: tuple[int, int, float]) -> dict:
+def play_one(job: tuple) -> dict:
     """Play one checked game; returns its scores or the error."""
-    n, seed, pass_prob = job
+    n, seed, pass_prob, industria = job
     from clans_env import Game
     from clans_env.engine.actions import PASS
     from clans_env.engine.invariants import check_invariants, random_config
 
     rng = random.Random(seed * 7919 + n)
-    cfg = random_config(rng, n, seed)
+    cfg = random_config(rng, n, seed, industria=industria)
     steps = 0
+    decisions: Counter = Counter()
     try:
         g = Game(cfg)
         check_invariants(g)
@@ -43,6 +49,7 @@ def play_one(job: tuple[int, int, float]) -> dict:
             legal = g.legal_actions()
             if len(legal) > 1 and PASS in legal and rng.random() >= pass_prob:
                 legal = [a for a in legal if a != PASS]
+            decisions[g.decision_kind] += 1
             g.apply(rng.choice(legal))
             steps += 1
             check_invariants(g)
@@ -56,7 +63,8 @@ def play_one(job: tuple[int, int, float]) -> dict:
             raise AssertionError("replay did not reproduce the final scores")
         return {"n": n, "seed": seed, "steps": steps, "clans": [pl.clan for pl in g.players],
                 "totals": [r["total"] for r in rows], "bids": [pl.vp_bid for pl in g.players],
-                "band": rows[0].get("band"), "selection": "fixed" if cfg.clans else cfg.clan_selection}
+                "band": rows[0].get("band"), "selection": "fixed" if cfg.clans else cfg.clan_selection,
+                "modules": list(cfg.industria_modules), "lines": rows, "decisions": dict(decisions)}
     except Exception as e:  # report, never hide: the summary lists every failing seed
         return {"n": n, "seed": seed, "steps": steps, "error": f"{type(e).__name__}: {e}",
                 "trace": traceback.format_exc(limit=6), "config": cfg.to_dict()}
@@ -86,6 +94,25 @@ def summarize(results: list[dict], players: list[int]) -> str:
         bids = [b for r in ok if r["selection"] == "auction" for b in r["bids"]]
         if bids and n > 1:
             out.append(f"   auction bids: mean {statistics.mean(bids):.1f} VP per seat ({len(bids)} seats)")
+        modules = Counter(m for r in ok for m in r["modules"])
+        if modules:
+            out.append("   Industria modules (games): " + ", ".join(f"{k} {v}" for k, v in sorted(modules.items())))
+            kinds = Counter()
+            for r in ok:
+                kinds.update(r["decisions"])
+            out.append("   Industria decisions: " + ", ".join(
+                f"{k} {kinds[k]}" for k in ("market_place", "market_sell", "bonus_menu")))
+        lines = Counter()
+        seats = 0
+        for r in ok:
+            for row in r["lines"]:
+                seats += 1
+                for k, v in row.items():
+                    if k not in ("total", "money_left", "rank", "band"):
+                        lines[k] += v
+        if seats:
+            out.append("   mean VP per score line: " + ", ".join(
+                f"{k} {v / seats:.1f}" for k, v in sorted(lines.items())))
         if n == 1:
             bands = Counter(r["band"] for r in ok)
             out.append("   solo bands: " + ", ".join(f"{k} {v}" for k, v in bands.most_common()))
@@ -101,8 +128,10 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0, help="first game seed")
     ap.add_argument("--pass-prob", type=float, default=0.15)
+    ap.add_argument("--industria", type=float, default=0.0,
+                    help="probability that each Industria module is on in a game (default 0: base game)")
     args = ap.parse_args(argv)
-    jobs = [(n, args.seed + i, args.pass_prob) for n in args.players for i in range(args.games)]
+    jobs = [(n, args.seed + i, args.pass_prob, args.industria) for n in args.players for i in range(args.games)]
     t0 = time.perf_counter()
     results = []
     with mp.get_context("spawn").Pool(args.workers) as pool:

@@ -61,9 +61,24 @@ DECISION_HELP: dict[str, tuple[str, str]] = {
         "choose:1 Building)."),
     "building_bonus": (
         "Phase 2: 3. Expand - Building Bonus",
-        "You deployed your fourth building of one type with an empty Export box: take one of the three "
-        "drawn contracts (paying the round cost as for Obtain an Export Contract) or done to take none. "
+        "You deployed your fourth building of one type with an empty Export box: you may draw three "
+        "Export contracts (choose:0; done declines and draws nothing), then take one of the drawn contracts "
+        "(choose:k, paying the round cost as for Obtain an Export Contract) or done to take none. "
         "Unchosen contracts go to the bottom of the draw pile."),
+    "market_place": (
+        "Industria: Setup - Farmers Markets",
+        "Place your Farmers market (space:<label>) on an empty land space with at least 3 neighbouring land "
+        "spaces and not next to another Farmers market. Nobody may deploy there while it stands."),
+    "market_sell": (
+        "Industria: Expand - Farmers Market Bonus",
+        "You deployed next to a Farmers market: you may sell up to 4 Goods of one uncovered type shown on it "
+        "(trade:sell:<good>:<qty>, one Merchant each) at the market price plus £2 per Basic or £3 per "
+        "Processed good; one of them covers the icon. Both icons covered: the market leaves the game. "
+        "Answer done to sell nothing."),
+    "bonus_menu": (
+        "Industria: Expand - Deployment bonuses in any order",
+        "Several deployment bonuses apply: choose the next one (choose:0 Neighbourhood bonus, choose:1 "
+        "Building bonus, choose:2 and up a Farmers market as listed); the others follow."),
     "slaughter": (
         "Phase 2: 7. Fulfil an Export Contract",
         "The contract needs Meat: choose which Cow (beef) or Sheep (mutton) on the map to slaughter "

@@ -58,7 +58,7 @@ from ..engine.actions import NUM_SPACES
 from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from ..engine.rules.common import reach as player_reach
 from ..engine.rules.scoring import import_values
-from ..engine.state import (DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
+from ..engine.state import (NUM_BASE_DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
                             K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
                             PHASE_NAMES, SETUP, PlayerState)
 
@@ -415,6 +415,17 @@ def _remember(memo: dict, key, value: np.ndarray) -> np.ndarray:
     return value
 
 
+
+def check_encodable(config) -> None:
+    """Raise ValueError if ``config`` has state this vector does not encode. The Industria modules
+    are played by the engine (``Game``) but not yet encoded (issue 12): an environment refuses them
+    rather than hide their state from the learner."""
+    modules = config.industria_modules
+    if modules:
+        raise ValueError(f"the observation vector does not encode the Industria modules yet ({', '.join(modules)}); "
+                         "play them through the engine API (clans_env.Game), or switch them off for the environment")
+
+
 class ObservationEncoder:
     """Encodes a ``Game`` as a float32 vector from one seat's point of view.
 
@@ -524,7 +535,7 @@ class ObservationEncoder:
 
         # ---- 4. pending decision -------------------------------------------------------------------
         d = _Segment(self, prefix="decision.")
-        d.add("kind", len(DECISION_KINDS), 0, 1,
+        d.add("kind", NUM_BASE_DECISION_KINDS, 0, 1,
               "pending decision kind one-hot (state.DECISION_KINDS); all zero when the game is over")
         d.add("player", n, 0, 1, "deciding player, relative (me, opp1, ...)")
         d.add("units", D.NUM_UNITS, 0, 1,

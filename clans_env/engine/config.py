@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field, fields
 from .board import SIDE_NAMES
 
 CLAN_SELECTIONS = ("none", "draft", "auction")
+#: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
+INDUSTRIA_MODULES = ("farmers_markets", "awards", "refill_board", "variable_prices", "alt_two_player_scoring")
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,16 @@ class GameConfig:
     tighter_map: Tighter Game Map (2-3 players): four land spaces covered, one per module.
     kickstarter: adds the Kickstarter Port tile 9, Scoring tile 9 and clan MacEwen.
     map_sides: four side names in A, B, C, D order (e.g. ("A1","B2","C1","D2")); random if None.
+
+    Industria modules (player aid with Industria; rule numbers of shared/reference/industria.md).
+    Each is its own field; ``industria=True`` switches on every Industria module the engine has,
+    and a module given explicitly wins (``industria=True, awards=False``). With all of them off the
+    game is exactly the base game (same decisions, indices and results for a seed).
+    farmers_markets: Farmers markets and the Passing bonus overlay (R1.5-R1.7, R7, R8).
+    awards: one Award tile (R1.3, R10; solo: an Award card's thresholds, R10.3).
+    refill_board: the Export contract refill board (R1.1, R2.1, R9).
+    variable_prices: Variable Starting Market Prices (R16.1; with the Market Phase from round 2, R2.6).
+    alt_two_player_scoring: the alternative 2-player Export and Settlement scoring (R15.8-R15.9).
     """
 
     num_players: int = 4
@@ -34,8 +46,22 @@ class GameConfig:
     tighter_map: bool = False
     kickstarter: bool = False
     map_sides: tuple | None = None
+    industria: bool = False
+    farmers_markets: bool | None = None
+    awards: bool | None = None
+    refill_board: bool | None = None
+    variable_prices: bool | None = None
+    alt_two_player_scoring: bool | None = None
 
     def __post_init__(self):
+        if not isinstance(self.industria, bool):
+            raise ValueError(f"industria must be True or False (got {self.industria!r})")
+        for name in INDUSTRIA_MODULES:
+            value = getattr(self, name)
+            if value is None:
+                # alternative 2-player scoring is an optional rule of the 2-player game only
+                on = self.industria and (name != "alt_two_player_scoring" or self.num_players == 2)
+                object.__setattr__(self, name, on)
         if isinstance(self.clans, list):
             object.__setattr__(self, "clans", tuple(self.clans))
         if self.clans is not None and not isinstance(self.clans, tuple):
@@ -76,16 +102,28 @@ class GameConfig:
             if len(set(self.clans)) != len(self.clans):
                 raise ValueError(f"each clan can be played by one player only (got {self.clans!r})")
         for f in fields(self):
-            if f.name in ("static_imports", "scoring_tiles", "port_tiles", "tighter_map", "kickstarter") and \
-                    not isinstance(getattr(self, f.name), bool):
+            if f.name in ("static_imports", "scoring_tiles", "port_tiles", "tighter_map", "kickstarter") + \
+                    INDUSTRIA_MODULES and not isinstance(getattr(self, f.name), bool):
                 raise ValueError(f"{f.name} must be True or False (got {getattr(self, f.name)!r})")
+        if self.alt_two_player_scoring and self.num_players != 2:
+            raise ValueError("alt_two_player_scoring is the alternative scoring of the 2-player game (R15.8-R15.9); "
+                             f"valid with num_players=2 only (got num_players={self.num_players})")
+
+    @property
+    def industria_modules(self) -> tuple[str, ...]:
+        """The Industria modules switched on (empty for a base game)."""
+        return tuple(name for name in INDUSTRIA_MODULES if getattr(self, name))
 
     def to_dict(self) -> dict:
-        """Plain JSON-serialisable fields (tuples as lists)."""
+        """Plain JSON-serialisable fields (tuples as lists). A base game leaves the Industria fields
+        out, so its records and saves are those of the base game."""
         d = asdict(self)
         for k in ("clans", "map_sides"):
             if d[k] is not None:
                 d[k] = list(d[k])
+        if not self.industria_modules and not self.industria:
+            for k in ("industria",) + INDUSTRIA_MODULES:
+                del d[k]
         return d
 
     @classmethod

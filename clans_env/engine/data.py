@@ -181,7 +181,8 @@ SCORING_TILES_PER_GAME = COMPONENTS["scoring_tiles"]["per_game"]
 
 
 def stand_ins() -> list[str]:
-    """Every value marked stand-in in components.toml, as dotted paths (for the README)."""
+    """Every value marked stand-in in components.toml and industria.toml, as dotted paths (for the
+    README; Industria's start with ``industria.``)."""
     found: list[str] = []
 
     def walk(node, path):
@@ -196,6 +197,7 @@ def stand_ins() -> list[str]:
                 walk(v, path + [str(i)])
 
     walk(COMPONENTS, [])
+    walk(INDUSTRIA, ["industria"])
     return found
 
 
@@ -233,3 +235,39 @@ SOLO_GOODS_CHANGED = _solo["goods_changed"]["value"]
 SOLO_MARKET_ROUNDS = tuple(_solo["market_rounds"]["values"])
 #: last Price die result -> Export box whose contract leaves the game
 SOLO_REMOVAL_BOX = dict(zip(SOLO_PRICE_DIE, _solo["removal_box"]["values"]))
+
+
+# ---- Industria (data/industria.toml; rule numbers of shared/reference/industria.md) ---------------
+with open(DATA_DIR / "industria.toml", "rb") as _fh:
+    INDUSTRIA = tomllib.load(_fh)
+
+_fm = INDUSTRIA["farmers_markets"]
+#: Farmers market tile id -> (Basic good, Processed good)
+FARMERS_MARKET_TILES = {k + 1: (GOOD_INDEX[b], GOOD_INDEX[q]) for k, (b, q) in enumerate(_fm["tiles"]["values"])}
+assert all(IS_BASIC[b] and not IS_BASIC[q] for b, q in FARMERS_MARKET_TILES.values())
+MARKET_MIN_NEIGHBOURING_LAND = _fm["min_neighbouring_land"]["value"]
+MARKET_MIN_DISTANCE = _fm["min_distance"]["value"]
+MARKET_MAX_SELL = _fm["max_sell"]["value"]
+#: selling bonus per Good (Basic +2, Processed +3)
+MARKET_BONUS = tuple(_fm["bonus"]["basic"] if IS_BASIC[i] else _fm["bonus"]["processed"] for i in range(NUM_GOODS))
+PASSING_OVERLAY = _fm["passing_overlay"]["value"]
+REFILL_SLOTS = INDUSTRIA["refill_board"]["slots"]["value"]
+
+_aw = INDUSTRIA["awards"]
+AWARD_TILES = tuple(t["id"] for t in _aw["tiles"])
+AWARD_MEASURE = {t["id"]: t["measure"] for t in _aw["tiles"]}
+AWARD_TEXT = {t["id"]: t["text"] for t in _aw["tiles"]}
+AWARD_TIERS = {2: tuple(_aw["vp"]["two_player"]), 3: tuple(_aw["vp"]["multi"]), 4: tuple(_aw["vp"]["multi"])}
+AWARD_SOLO_THRESHOLDS = {i: (lo, hi) for i, lo, hi in zip(AWARD_TILES, _aw["solo_null_vp"]["values"],
+                                                          _aw["solo_four_vp"]["values"])}
+AWARD_SOLO_VP = (_aw["solo_vp"]["below"], _aw["solo_vp"]["middle"], _aw["solo_vp"]["top"])
+
+_vp = INDUSTRIA["variable_prices"]
+#: setup Price die result -> steps the Price marker moves (R16.1)
+VARIABLE_PRICE_STEPS = dict(zip(_vp["steps"]["die"], _vp["steps"]["move"]))
+VARIABLE_PRICE_MARKET_ROUNDS = tuple(_vp["market_phase_rounds"]["values"])
+
+_alt = INDUSTRIA["alt_two_player_scoring"]
+ALT_EXPORT = (_alt["export"]["first"], _alt["export"]["second"], tuple(_alt["export"]["second_if_behind_by"]))
+ALT_SETTLEMENT = (_alt["settlement"]["first"], _alt["settlement"]["second"],
+                  tuple(_alt["settlement"]["second_if_behind_by"]))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import data as D
 from .rules.common import reach
+from .rules.farmers_markets import MARKET
 from .rules.fulfil import tracks_imports
 from .state import K_BUILDING_BONUS, K_HOOK
 from .topology import bits
@@ -49,7 +50,7 @@ def check_invariants(g) -> None:
                 _fail(f"empty space {board.label[s]} has unit {u}")
             continue
         occupied |= 1 << s
-        if o == -2:
+        if o in (-2, MARKET):
             if u != -1:
                 _fail(f"blocked space {board.label[s]} has a unit")
             continue
@@ -64,6 +65,17 @@ def check_invariants(g) -> None:
         counts[o][u] += 1
     if occupied != g.occupied:
         _fail("g.occupied disagrees with g.occupant")
+    # ---- Industria: Farmers markets (R1.6, R7.1, R7.7) -------------------------------------------
+    markets = g.misc.get("markets", [])
+    spaces = markets[0::5]
+    if sorted(spaces) != [s for s in range(S) if g.occupant[s] == MARKET]:
+        _fail(f"Farmers markets {spaces} disagree with the map's market spaces")
+    for i in range(0, len(markets), 5):
+        s, basic, processed, cb, cp = markets[i:i + 5]
+        if not (D.IS_BASIC[basic] and not D.IS_BASIC[processed]) or (cb and cp) or {cb, cp} - {0, 1}:
+            _fail(f"Farmers market on {board.label[s]} is {markets[i:i + 5]} (covered markets leave the game)")
+        if not topo.market_sites >> s & 1 or any(t in spaces for t in board.adjacent[s]):
+            _fail(f"Farmers market on {board.label[s]} breaks the placement rule (R1.6)")
     for p, pl in enumerate(g.players):
         where = f"player {p} ({pl.clan or 'no clan'})"
         if pl.spaces != per_player[p]:
@@ -107,7 +119,9 @@ def check_invariants(g) -> None:
     for good, step in enumerate(g.prices):
         if not 0 <= step <= D.MAX_STEP:
             _fail(f"price step of {D.GOODS[good]} is {step}")
-    seen = list(g.pile) + [c for c in g.display if c >= 0]
+    seen = list(g.pile) + [c for c in g.display if c >= 0] + list(g.misc.get("refill", []))
+    if len(g.misc.get("refill", [])) > D.REFILL_SLOTS:
+        _fail(f"refill board holds {len(g.misc['refill'])} contracts, it has {D.REFILL_SLOTS} slots")
     for pl in g.players:
         seen += pl.open_contracts + pl.done_contracts
     for frame in g.stack:
@@ -131,10 +145,11 @@ def check_invariants(g) -> None:
             _fail(f"player {p}: score lines add up to {lines}, total says {row['total']}")
 
 
-def random_config(rng, n: int, seed: int):
+def random_config(rng, n: int, seed: int, industria: bool = False):
     """A random configuration for checked random games: clan selection (draft, auction, fixed
-    clans, none), Kickstarter, static imports, no Scoring or Port tiles, tighter map.
-    ``rng`` is a ``random.Random``."""
+    clans, none), Kickstarter, static imports, no Scoring or Port tiles, tighter map; with
+    ``industria`` also each Industria module on or off at random (``industria`` = a probability
+    per module, True = 0.5). ``rng`` is a ``random.Random``."""
     from .config import GameConfig
     kickstarter = rng.random() < 0.3
     selection = rng.choice(["draft", "auction", "none", "fixed"])
@@ -143,4 +158,13 @@ def random_config(rng, n: int, seed: int):
                       clans=rng.sample(pool, n) if selection == "fixed" else None,
                       clan_selection="draft" if selection == "fixed" else selection,
                       static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
-                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3)
+                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3,
+                      **_industria_modules(rng, n, industria))
+
+
+def _industria_modules(rng, n: int, industria) -> dict:
+    if not industria:
+        return {}
+    from .config import INDUSTRIA_MODULES
+    prob = 0.5 if industria is True else float(industria)
+    return {m: rng.random() < prob for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring" or n == 2}

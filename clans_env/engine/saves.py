@@ -211,7 +211,7 @@ def check_fields(doc) -> GameConfig:
     _ids(st["scoring_tiles"], "state.scoring_tiles", _SCORING_TILES, f"a Scoring tile {sorted(_SCORING_TILES)}",
          D.SCORING_TILES_PER_GAME)
     _ids(st["port_tiles"], "state.port_tiles", _PORT_TILES, f"a Port tile {sorted(_PORT_TILES)}", NUM_PORT_SLOTS)
-    _ints(st["occupant"], "state.occupant", -2, n - 1, S)
+    _ints(st["occupant"], "state.occupant", -3, n - 1, S)    # -3 Farmers market, -2 blocked, -1 empty
     _ints(st["unit_at"], "state.unit_at", -1, D.NUM_UNITS - 1, S)
     _int(st["occupied"], "state.occupied", 0, (1 << S) - 1)
     _ints(st["turn_order"], "state.turn_order", 0, n - 1, max_len=n)

@@ -45,11 +45,19 @@ _KINDS = [
     "clan",              # a clan ability's own decision (see clans/)       any
     "hook",              # internal: run a named rule step when reached      - (never pending)
 ]
+#: the base game's decision kinds (their indices, and the observation's one-hot over them, never change)
+NUM_BASE_DECISION_KINDS = len(_KINDS)
+_KINDS += [
+    # Industria (rule numbers of shared/reference/industria.md); only pending with its modules on
+    "market_place",      # R1.6: where to place your Farmers market          SPACE(s)
+    "market_sell",       # R7.2: the Farmers market selling bonus            TRADE(sell) / DONE
+    "bonus_menu",        # R3.2: which deployment bonus next (3 or more)     CHOOSE(k)
+]
 DECISION_KINDS: tuple[str, ...] = tuple(_KINDS)
 (K_START_TILE, K_CLAN_PICK, K_AUCTION_BID, K_AUCTION_PICK, K_FIRST_WORKER, K_PLACE, K_MAIN, K_POST_MAIN,
  K_NEIGHBOURHOOD, K_BONUS_ORDER, K_BUILDING_BONUS, K_SLAUGHTER, K_EXPORT_BONUS, K_BONUS_UPGRADE,
  K_FREE_SPACE, K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COPY,
- K_PROCESS, K_CLAN, K_HOOK) = range(len(_KINDS))
+ K_PROCESS, K_CLAN, K_HOOK, K_MARKET_PLACE, K_MARKET_SELL, K_BONUS_MENU) = range(len(_KINDS))
 
 # placement modes (context of K_PLACE)
 PLACE_FIRST, PLACE_EXPAND, PLACE_FREE, PLACE_CLAN = range(4)

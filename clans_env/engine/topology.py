@@ -36,7 +36,7 @@ def bits(mask: int):
 class Topology:
     __slots__ = ("board", "num_players", "num_spaces", "active", "land_mask", "loch_mask", "port_mask",
                  "unit_mask", "cost", "cost_le", "border", "delta", "neighbours", "reach", "port_space",
-                 "central_loch", "mist", "labels", "cost56")
+                 "central_loch", "mist", "labels", "cost56", "along_river", "next_to_loch", "market_sites")
 
     def __init__(self, board: Board, num_players: int):
         self.board = board
@@ -69,6 +69,13 @@ class Topology:
         self.neighbours = tuple(sum(1 << t for t in board.neighbours[s]) & self.active for s in range(n))
         self.reach = tuple(tuple(self._reach(s, level) & self.active for s in range(n))
                            for level in range(D.MAX_SHIPPING + 1))
+        # Industria (Award tiles 8 and 9, Farmers markets): spaces with a river edge; loch spaces and the
+        # spaces adjacent to one; land spaces with enough neighbouring land for a Farmers market (R1.6)
+        self.along_river = sum(1 << s for s in {s for e in board.river_edges for s in e}) & self.active
+        self.next_to_loch = self.loch_mask | (sum(1 << s for s in range(n) if any(
+            board.kind[t] == KIND_LOCH for t in board.adjacent[s])) & self.active)
+        self.market_sites = sum(1 << s for s in range(n) if self.land_mask >> s & 1 and
+                                (self.neighbours[s] & self.land_mask).bit_count() >= D.MARKET_MIN_NEIGHBOURING_LAND)
         # ports in play: slot k sits on module k's port position for this player count
         which = 0 if num_players <= 2 else 1
         self.port_space = tuple(pp[which] for pp in board.port_positions)

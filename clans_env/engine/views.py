@@ -32,7 +32,7 @@ def public_state(g) -> dict:
             "river_delta": bool(b.river_delta[s]),
             "neighbours": list(b.neighbours[s]),
             "adjacent": list(b.adjacent[s]),
-            "occupant": None if occ == -1 else ("blocked" if occ == -2 else occ),
+            "occupant": None if occ == -1 else ("blocked" if occ == -2 else "farmers_market" if occ == -3 else occ),
             "unit": D.UNITS[g.unit_at[s]] if g.unit_at[s] >= 0 else None,
         })
     players = []
@@ -91,7 +91,43 @@ def public_state(g) -> dict:
         "turn_order": list(g.turn_order),
         "pass_order": list(g.pass_order),
         "players": players,
+        **({"industria": industria_view(g)} if g.config.industria_modules else {}),
     }
+
+
+def industria_view(g) -> dict:
+    """The Industria modules' public state (docs/public-state.md, "industria")."""
+    cfg = g.config
+    out: dict = {"modules": list(cfg.industria_modules)}
+    if cfg.awards:
+        tile = g.misc.get("award")
+        out["award"] = {"tile": tile, "text": D.AWARD_TEXT.get(tile)}
+        if g.num_players == 1 and tile:
+            out["award"]["solo_thresholds"] = list(D.AWARD_SOLO_THRESHOLDS[tile])
+    if cfg.refill_board:
+        out["refill_board"] = list(g.misc.get("refill", []))
+    if cfg.farmers_markets:
+        m = g.misc.get("markets", [])
+        out["farmers_markets"] = [{"space": m[i], "label": g.board.label[m[i]],
+                                   "goods": [D.GOODS[m[i + 1]], D.GOODS[m[i + 2]]],
+                                   "covered": [bool(m[i + 3]), bool(m[i + 4])]} for i in range(0, len(m), 5)]
+        out["farmers_markets_to_place"] = {p: t for p, t in enumerate(g.misc.get("market_deal", [])) if t > 0}
+    if cfg.variable_prices:
+        out["starting_price_dice"] = list(g.misc.get("price_dice", []))
+    return out
+
+
+def _industria_text(g) -> str:
+    v = industria_view(g)
+    parts = [f"Industria: {', '.join(v['modules'])}"]
+    if "award" in v:
+        parts.append(f"Award {v['award']['tile']}: {v['award']['text']}")
+    if "refill_board" in v:
+        parts.append(f"refill board {v['refill_board']}")
+    for m in v.get("farmers_markets", []):
+        marks = "/".join(f"{good}{' (covered)' if c else ''}" for good, c in zip(m["goods"], m["covered"]))
+        parts.append(f"Farmers market {m['label']}: {marks}")
+    return " | ".join(parts)
 
 
 def _jsonable(x):
@@ -113,6 +149,8 @@ def render_text(g) -> str:
     lines.append("Contracts: " + "  ".join(f"[{k}] {_contract_text(c)}" for k, c in enumerate(g.display) if c >= 0))
     lines.append(f"Imports track: {dict(zip(D.IMPORTS, g.import_track))}   draw pile: {len(g.pile)}")
     lines.append("Turn order: " + " ".join(str(p) for p in g.turn_order))
+    if g.config.industria_modules:
+        lines.append(_industria_text(g))
     for p, pl in enumerate(g.players):
         clan = g.clans[p].name
         goods = " ".join(f"{n}:{q}" for n, q in zip(D.GOODS, pl.goods) if q)
@@ -176,6 +214,8 @@ def _map_text(g) -> str:
                 toks.append(f"{occ}{D.UNIT_LETTER[g.unit_at[s]]:<2}")
             elif occ == -2:
                 toks.append("XX ")
+            elif occ == -3:
+                toks.append("FM ")
             elif b.kind[s] == 1:
                 toks.append("~~ ")
             elif not active >> s & 1:

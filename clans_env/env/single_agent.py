@@ -18,7 +18,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..encoding import ObservationEncoder, action_mask
+from ..encoding import ObservationEncoder, action_mask, check_encodable
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
 from .aec import RENDER_MODES, action_string
@@ -80,7 +80,7 @@ class SingleAgentEnv(gymnasium.Env):
         if "seed" in game_options:
             raise ValueError("SingleAgentEnv takes its seed from reset(seed=...) (Gymnasium convention), "
                              "not from the constructor")
-        GameConfig(num_players=num_players, seed=0, **game_options)   # fail now on a bad option
+        check_encodable(GameConfig(num_players=num_players, seed=0, **game_options))   # fail now on a bad option
         if learner_seat != "random" and learner_seat not in range(num_players):
             raise ValueError(f"learner_seat must be 'random' or one of {list(range(num_players))} "
                              f"(got {learner_seat!r})")

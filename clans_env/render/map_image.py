@@ -24,7 +24,7 @@ from clans_env.engine.board import (
     CELLS_PER_MODULE, KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN,
     MODULE_NAMES, SIDE_NAMES, Board, assemble,
 )
-from clans_env.engine.data import UNIT_LETTER
+from clans_env.engine.data import GOODS, UNIT_LETTER
 
 COLOURS = {
     LAND_GRASS: "#b6db7e",
@@ -254,13 +254,17 @@ def draw_units(ax, board: Board, occupants: dict) -> None:
 
 def game_occupants(game) -> dict:
     """{space: (seat, unit letter)} of a game's units; covered spaces (Tighter Game Map) show as a
-    neutral X."""
+    neutral X, Industria's Farmers markets as a neutral "FM" with the initials of their uncovered Goods."""
     out = {}
     for s, who in enumerate(game.occupant):
         if who >= 0:
             out[s] = (who, UNIT_LETTER[game.unit_at[s]])
         elif who == -2:
             out[s] = (-1, "X")
+    markets = game.misc.get("markets", [])
+    for i in range(0, len(markets), 5):
+        goods = "".join(GOODS[markets[i + 1 + k]][0].upper() for k in (0, 1) if not markets[i + 3 + k])
+        out[markets[i]] = (-1, "FM" + goods)
     return out
 
 

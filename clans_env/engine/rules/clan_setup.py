@@ -30,7 +30,7 @@ from .. import data as D
 from ..actions import CHOOSE, PASS
 from ..clans import NO_CLAN, get_clan
 from ..state import K_AUCTION_BID, K_AUCTION_PICK, K_CLAN_PICK, K_FIRST_WORKER, K_HOOK, K_START_TILE
-from . import solo
+from . import farmers_markets, solo, variable_prices
 from .registry import apply_for, describe_for, hook, legal_for
 from .setup import give_starting_tile
 
@@ -64,7 +64,7 @@ def setup_players(g) -> None:
         # Without Clans: players choose among n+1 random Starting tiles in reverse turn order
         g.tile_pool = tiles[:n + 1]
         seq = [(K_START_TILE, p) for p in reversed(g.turn_order)]
-        seq += first_worker_frames(g)
+        seq += setup_placements(g)
         g.stack = list(reversed(seq))
     elif cfg.clan_selection == "draft":
         pool = clan_pool(cfg)
@@ -105,6 +105,12 @@ def first_worker_frames(g) -> list:
     return seq + late
 
 
+def setup_placements(g) -> list:
+    """After the clans (or Starting tiles) are chosen: the Farmers markets (Industria, R1.6), then
+    the first Workers."""
+    return farmers_markets.placement_frames(g) + first_worker_frames(g)
+
+
 @hook("clans_chosen")
 def clans_chosen(g, _p: int) -> None:
     """Every clan's starting adjustments, then the first Workers."""
@@ -112,7 +118,7 @@ def clans_chosen(g, _p: int) -> None:
         g.clans[p].on_setup(g, p)
     g.misc.pop(OFFER, None)
     g.misc.pop(AUCTION_ORDER, None)
-    g.stack.extend(reversed(first_worker_frames(g)))
+    g.stack.extend(reversed(setup_placements(g)))
 
 
 # ---- draft ------------------------------------------------------------------------------------
@@ -240,3 +246,5 @@ def preparation_extras(g) -> None:
     """Variant-specific steps at the end of Preparation (after Merchants are retrieved)."""
     if g.num_players == 1:
         solo.preparation(g)
+    if g.config.variable_prices:
+        variable_prices.preparation(g)

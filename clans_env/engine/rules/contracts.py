@@ -5,6 +5,7 @@ from .. import data as D
 from ..actions import CHOOSE, DONE, TAKE_CONTRACT
 from ..state import K_BUILDING_BONUS
 from .common import contract_capacity_left
+from .refill_board import REFILL, take_leftmost
 from .registry import apply_for, describe_for, hook, legal_for
 
 
@@ -63,7 +64,10 @@ BUILDING_BONUS_DRAW = 0
 
 
 def building_bonus_available(g, p: int) -> bool:
-    return contracts_left_this_turn(g, p) > 0 and bool(g.pile)
+    if contracts_left_this_turn(g, p) <= 0:
+        return False
+    refill = g.misc.get(REFILL)
+    return bool(refill) if refill is not None else bool(g.pile)
 
 
 @hook("building_bonus")
@@ -78,7 +82,12 @@ def start_building_bonus(g, p: int) -> None:
 
 
 def draw_building_bonus(g, p: int, take: int) -> None:
+    """Draw from the top of the pile, or with Industria's refill board its leftmost contracts (R9.3)."""
     k = g.clans[p].building_bonus_draw
+    if REFILL in g.misc:
+        drawn = tuple(take_leftmost(g, k))
+        g.stack.append((K_BUILDING_BONUS, p, drawn, take, 0))
+        return
     drawn = tuple(g.pile[:k])
     del g.pile[:k]
     if g.pile_known > len(g.pile):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
-from ..state import (K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN,
-                     PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
+from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
+                     K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
 from .common import affordable_spaces, expand_targets, place_unit, placement_cost, reach
 from .contracts import building_bonus_available, start_building_bonus
+from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
-from .registry import apply_for, describe_for, legal_for
+from .registry import apply_for, describe_for, hook, legal_for
 
 
 def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
@@ -114,9 +115,15 @@ def describe_place(g, frame) -> str:
 
 
 def expansion_bonuses(g, p: int, unit: int, space: int, neighbourhood: bool = True) -> None:
-    """After an Expand: the Neighbourhood bonus and the Building bonus, in the player's order."""
+    """After an Expand: the Neighbourhood bonus and the Building bonus, in the player's order (with
+    Industria's Farmers markets also each market neighbouring the space, R3.2)."""
     nb = neighbourhood_goods(g, p, space) if (neighbourhood and g.num_players > 1) else 0
     building = building_bonus_triggered(g, p, unit)
+    if g.config.farmers_markets:
+        markets = triggered_markets(g, p, space)
+        if markets:
+            offer_bonuses(g, p, nb, markets, building)
+            return
     if nb and building:
         g.stack.append((K_BONUS_ORDER, p, nb))
     elif nb:
@@ -128,6 +135,68 @@ def expansion_bonuses(g, p: int, unit: int, space: int, neighbourhood: bool = Tr
 def building_bonus_triggered(g, p: int, unit: int) -> bool:
     """Fourth building of one type deployed AND an empty Export box (Building Bonus)."""
     return unit in D.FACTORIES and g.players[p].units_left[unit] == 0 and building_bonus_available(g, p)
+
+
+# ---- Industria: the deployment bonuses in any order (R3.2) --------------------------------------
+# With Farmers markets a deployment can earn three or more bonuses; the player picks the next one
+# (choose:0 Neighbourhood, choose:1 Building, choose:2+k the k-th market listed in the frame) until
+# one is left, which starts at once. Each bonus may still be declined inside its own decision.
+def offer_bonuses(g, p: int, nb: int, markets: tuple, building: bool) -> None:
+    options = (1 if nb else 0) + len(markets) + (1 if building else 0)
+    if options >= 2:
+        g.stack.append((K_BONUS_MENU, p, nb, markets, int(building)))
+    elif nb:
+        g.stack.append((K_NEIGHBOURHOOD, p, nb))
+    elif markets:
+        g.stack.append((K_MARKET_SELL, p, markets[0]))
+    elif building and building_bonus_available(g, p):
+        start_building_bonus(g, p)
+
+
+@hook("bonus_menu")
+def bonus_menu_rest(g, p: int, nb: int, markets: tuple, building: int) -> None:
+    """After one bonus of the menu: the rest (markets p can no longer sell at drop out)."""
+    offer_bonuses(g, p, nb, tuple(s for s in markets if sale_options(g, p, s)), bool(building))
+
+
+@legal_for(K_BONUS_MENU)
+def legal_bonus_menu(g, frame) -> list:
+    _, p, nb, markets, building = frame
+    out = [CHOOSE + 2 + k for k in range(len(markets))]
+    if nb:
+        out.append(CHOOSE + 0)
+    if building:
+        out.append(CHOOSE + 1)
+    return out
+
+
+@apply_for(K_BONUS_MENU)
+def apply_bonus_menu(g, frame, action: int) -> None:
+    _, p, nb, markets, building = frame
+    g.stack.pop()
+    k = action - CHOOSE
+    if k == 0:
+        g.stack.append((K_HOOK, p, "bonus_menu", 0, markets, building))
+        g.stack.append((K_NEIGHBOURHOOD, p, nb))
+    elif k == 1:
+        g.stack.append((K_HOOK, p, "bonus_menu", nb, markets, 0))
+        if building_bonus_available(g, p):
+            start_building_bonus(g, p)
+    else:
+        space = markets[k - 2]
+        g.stack.append((K_HOOK, p, "bonus_menu", nb, markets[:k - 2] + markets[k - 1:], building))
+        g.stack.append((K_MARKET_SELL, p, space))
+
+
+@describe_for(K_BONUS_MENU)
+def describe_bonus_menu(g, frame) -> str:
+    _, p, nb, markets, building = frame
+    parts = [f"choose:{2 + k} = Farmers market on {g.board.label[s]}" for k, s in enumerate(markets)]
+    if nb:
+        parts.insert(0, "choose:0 = Neighbourhood bonus")
+    if building:
+        parts.append("choose:1 = Building bonus")
+    return "Deployment bonuses, in the order you choose: " + ", ".join(parts)
 
 
 @legal_for(K_BONUS_ORDER)

@@ -14,7 +14,9 @@ from ..state import (K_BONUS_UPGRADE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COP
 from ..topology import UNIT_LAND, bits
 from .common import move_price, place_unit, reach, remove_unit
 from .contracts import building_bonus_available, start_building_bonus
-from .expand import building_bonus_triggered
+from .expand import building_bonus_triggered, offer_bonuses
+from .farmers_markets import triggered_markets
+from .market import neighbourhood_goods
 from .registry import apply_for, describe_for, legal_for
 
 
@@ -210,7 +212,7 @@ def apply_exchange_from(g, frame, action: int) -> None:
     _, p, olds, news = frame
     g.stack.pop()
     if action == DONE:
-        exchange_finished(g, p, news)
+        exchange_finished(g, p, olds, news)
         return
     g.stack.append((K_EXCHANGE_TO, p, action - SPACE, olds, news))
 
@@ -239,12 +241,27 @@ def apply_exchange_to(g, frame, action: int) -> None:
     if len(olds) < 2 and exchange_spaces(g, p, olds, news):
         g.stack.append((K_EXCHANGE_FROM, p, olds, news))
     else:
-        exchange_finished(g, p, news)
+        exchange_finished(g, p, olds, news)
 
 
-def exchange_finished(g, p: int, news: tuple) -> None:
-    """'If you qualify you can obtain the Building bonus' (no Neighbourhood bonus)."""
-    if any(building_bonus_triggered(g, p, u) for u in news):
+def exchange_finished(g, p: int, olds: tuple, news: tuple) -> None:
+    """'If you qualify you can obtain the Building bonus' (base game: no Neighbourhood bonus). With
+    Industria the errata (A441, A620; R7.9, R11.20) makes the exchange a deployment: the Neighbourhood
+    bonus of the new units' spaces and each Farmers market neighbouring them apply too, in the
+    player's order (one Neighbourhood decision for both spaces: its limit is per Good and turn)."""
+    building = any(building_bonus_triggered(g, p, u) for u in news)
+    if g.config.industria_modules:
+        spaces = [s for s, _ in olds]
+        nb = 0
+        if g.num_players > 1:
+            for s in spaces:
+                nb |= neighbourhood_goods(g, p, s)
+        markets: tuple = ()
+        if g.config.farmers_markets:
+            for s in spaces:
+                markets += tuple(m for m in triggered_markets(g, p, s) if m not in markets)
+        offer_bonuses(g, p, nb, markets, building)
+    elif building:
         start_building_bonus(g, p)
 
 

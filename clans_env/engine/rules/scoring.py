@@ -116,6 +116,24 @@ def tier_split(values: list[int], tiers: tuple[int, ...], minimum: int = 1) -> l
     return out
 
 
+def alternative_two_player_split(values: list[int], base_tiers: tuple[int, ...], first: int, second: int,
+                                 behind_by: tuple[int, ...]) -> list[int]:
+    """Industria's alternative 2-player scoring (R15.8-R15.9): the leader scores ``first`` as usual;
+    the other scores ``second`` only when exactly ``behind_by`` behind (Export: one contract; Settlements:
+    1 or 2), else 0. A tie is scored as in the base game ("Ties still share"), and a player with none
+    of the counted items scores nothing, as in Export scoring."""
+    a, b = values
+    if a == b:
+        return tier_split(values, base_tiers)
+    lead, other = (0, 1) if a > b else (1, 0)
+    out = [0, 0]
+    if values[lead] >= 1:
+        out[lead] = first
+    if values[other] >= 1 and values[lead] - values[other] in behind_by:
+        out[other] = second
+    return out
+
+
 def threshold_vp(value: int, thresholds) -> int:
     for at_least, vp in thresholds:
         if value >= at_least:
@@ -147,9 +165,14 @@ def final_scores(g) -> list[dict]:
     if n == 1:
         export_vp = [threshold_vp(exports[0], D.SOLO_EXPORT_THRESHOLDS)]
         settle_vp = [threshold_vp(settle[0], D.SOLO_SETTLEMENT_THRESHOLDS)]
+    elif g.config.alt_two_player_scoring:
+        export_vp = alternative_two_player_split(exports, D.EXPORT_TIERS[n], *D.ALT_EXPORT)
+        settle_vp = alternative_two_player_split(settle, D.SETTLEMENT_TIERS[n], *D.ALT_SETTLEMENT)
     else:
         export_vp = tier_split(exports, D.EXPORT_TIERS[n])
         settle_vp = tier_split(settle, D.SETTLEMENT_TIERS[n])
+    from .awards import award_vp          # awards.py builds on this module's Settlements
+    award = award_vp(g)
     rows = []
     for p, pl in enumerate(g.players):
         goods = g.clans[p].final_goods(g, p)
@@ -162,6 +185,7 @@ def final_scores(g) -> list[dict]:
             "imports": sum(a * v for a, v in zip(pl.imports, vals)),
             "export_bonus": export_vp[p],
             "settlement_bonus": settle_vp[p],
+            "award": award[p],
         }
         row.update(g.clans[p].extra_score_lines(g, p))
         if pl.vp_bid:

@@ -7,6 +7,7 @@ from ..actions import CHOOSE
 from ..board import assemble
 from ..state import ACTION, GAME_OVER, K_START_TILE, PlayerState
 from ..topology import bits, topology
+from . import awards, farmers_markets, refill_board, variable_prices
 from .registry import apply_for, describe_for, legal_for
 from .scoring import round_scoring
 
@@ -54,14 +55,37 @@ def setup_game(g) -> None:
     g.turn = {}
     from . import clan_setup
     clan_setup.setup_players(g)
+    industria_setup(g)
+
+
+def industria_setup(g) -> None:
+    """The Industria modules' setup steps (nothing, and no die rolled, in a base game): the refill
+    board filled (R1.1), an Award tile drawn (R1.3), the starting prices rolled (R16.1), a Farmers
+    market dealt to each player (R1.5; placed after the clans are chosen, clan_setup.py)."""
+    cfg = g.config
+    if cfg.refill_board:
+        refill_board.top_up(g)
+    if cfg.awards:
+        awards.setup_award(g)
+    if cfg.variable_prices:
+        variable_prices.roll_starting_prices(g)
+    if cfg.farmers_markets:
+        farmers_markets.deal_markets(g)
 
 
 def refill_display(g) -> None:
-    """Fill empty Export boxes for the player count from the top of the draw pile."""
+    """Fill empty Export boxes for the player count from the top of the draw pile (with the refill
+    board: from the refill board left to right, then top the refill board up, R2.1)."""
     boxes = D.SOLO_FILL_BOXES if g.num_players == 1 else D.CONTRACT_BOXES[g.num_players]
+    refill = g.misc.get(refill_board.REFILL)
     for slot in range(boxes):
-        if g.display[slot] < 0 and g.pile:
-            g.display[slot] = g.pile.pop(0)
+        if g.display[slot] < 0:
+            if refill:
+                g.display[slot] = refill.pop(0)
+            elif g.pile:
+                g.display[slot] = g.pile.pop(0)
+    if refill is not None:
+        refill_board.top_up(g)
     if g.pile_known > len(g.pile):
         g.pile_known = len(g.pile)
 

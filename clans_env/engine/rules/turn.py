@@ -68,9 +68,12 @@ def do_pass(g, p: int) -> None:
     pl.passed = True
     g.pass_order.append(p)
     if g.num_players == 1:
-        pl.money += D.SOLO_PASSING_BONUS
+        bonus = D.SOLO_PASSING_BONUS
     else:
-        pl.money += D.PASSING_BONUS[len(g.pass_order) - 1]
+        bonus = D.PASSING_BONUS[len(g.pass_order) - 1]
+    if g.config.farmers_markets:          # Industria's Passing bonus overlay (R1.4, R8.1)
+        bonus -= D.PASSING_OVERLAY
+    pl.money += bonus
 
 
 def start_turn(g, p: int) -> None:

@@ -1,0 +1,63 @@
+"""Industria, Award Tiles module (player aid "Setup", "Final Scoring", "Award Tiles"; rule numbers
+R1.3, R10.1-R10.3 of shared/reference/industria.md).
+
+One Award tile is drawn at setup (``g.misc["award"]``, its number 1-9). At final scoring the best
+and second-best players by the tile's measure score 12 / 6 VP (2 players: 8 / 0), ties sharing as
+in Export scoring (a player with nothing of the measured quantity wins no tier,
+rules-interpretations.md). In the solo game the tile is the Automa Award card of the same number:
+below its first threshold -4 VP, from it 0 VP, from its second threshold +4 VP.
+"""
+from __future__ import annotations
+
+from .. import data as D
+from .scoring import settlements, tier_split
+
+AWARD = "award"
+
+
+def setup_award(g) -> None:
+    """R1.3: draw one Award tile at random (solo: one Award card)."""
+    g.misc[AWARD] = D.AWARD_TILES[g.rng.randrange(len(D.AWARD_TILES))]
+
+
+def measure(g, p: int, tile: int) -> int:
+    """The quantity Award ``tile`` compares (R10.2), for player p at the end of the game."""
+    pl = g.players[p]
+    topo = g.topo
+    kind = D.AWARD_MEASURE[tile]
+    if kind == "units":
+        return pl.spaces.bit_count()
+    if kind == "imports_one_type":
+        return max(pl.imports)
+    if kind == "glory":
+        return pl.glory
+    if kind == "money":
+        return pl.money
+    if kind == "units_in_settlement":
+        return max((c.bit_count() for c in settlements(g, p)), default=0)
+    if kind == "basic_goods":
+        goods = g.clans[p].scoring_goods(g, p)
+        return sum(goods[i] for i in D.BASIC_GOODS)
+    if kind == "processed_goods":
+        goods = g.clans[p].scoring_goods(g, p)
+        return sum(goods[i] for i in D.PROCESSED_GOODS)
+    if kind == "units_along_rivers":
+        return (pl.spaces & topo.along_river).bit_count()
+    if kind == "units_next_to_lochs":
+        return (pl.spaces & topo.next_to_loch).bit_count()
+    raise AssertionError(f"Award tile {tile} measures {kind!r}, which has no rule")  # pragma: no cover
+
+
+def award_vp(g) -> list[int]:
+    """VP of the Award per seat (all 0 without the module)."""
+    tile = g.misc.get(AWARD)
+    n = g.num_players
+    if not tile:
+        return [0] * n
+    values = [measure(g, p, tile) for p in range(n)]
+    if n == 1:
+        low, high = D.AWARD_SOLO_THRESHOLDS[tile]
+        below, middle, top = D.AWARD_SOLO_VP
+        v = values[0]
+        return [top if v >= high else middle if v >= low else below]
+    return tier_split(values, D.AWARD_TIERS[n])

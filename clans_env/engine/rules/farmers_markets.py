@@ -1,0 +1,172 @@
+"""Industria, Farmers Markets module (player aid "Setup: Farmers Markets", "Farmers Market Bonus",
+"Passing bonus"; rules R1.5-R1.7, R7.1-R7.11, R8.1 of shared/reference/industria.md).
+
+- Setup (R1.5, R1.6, R1.7): one tile is dealt to each player before the clans are chosen; after
+  the clans (or Starting tiles) are chosen, in reverse turn order (with the Clan Auction that is the
+  reverse auction order, which is the turn order it produced), each player places theirs on an
+  empty active land space with at least 3 neighbouring land spaces and not adjacent to another
+  Farmers market (hex distance at least 2, rules-interpretations.md). First Workers come after.
+- A market blocks its space (``occupant == MARKET``) until both icons are covered (R7.1, R7.7).
+- Selling bonus (R7.2-R7.6): after a deployment (Expand, Free space; not first Workers) onto a space
+  neighbouring a market, once per market, the player may sell 1-4 Goods of one uncovered type
+  shown on it, one Merchant per Good to that Good's sell area, at the current price +£2 per Basic
+  / +£3 per Processed good; the Price marker moves as for a sale; one of the Goods sold covers the
+  icon. When both icons are covered the market leaves the game and its space is free (R7.7).
+- The Passing bonus overlay: Passing bonuses £4 lower (R8.1; turn.py).
+
+State: ``g.misc["markets"]`` is a flat list, five ints per market in play:
+``space, basic good, processed good, basic covered (0/1), processed covered (0/1)``;
+``g.misc["market_deal"]`` holds the dealt tile of each seat until it is placed.
+"""
+from __future__ import annotations
+
+from .. import data as D
+from ..actions import DONE, MAX_TRADE_QTY, SELL, SPACE, TRADE, decode_trade
+from ..state import K_MARKET_PLACE, K_MARKET_SELL
+from ..topology import bits
+from .market import do_trade
+from .registry import apply_for, describe_for, legal_for
+
+#: occupant value of a space holding a Farmers market (neutral blocks are -2)
+MARKET = -3
+MARKETS = "markets"
+DEAL = "market_deal"
+FIELDS = 5
+
+
+def deal_markets(g) -> None:
+    """R1.5: deal one Farmers market tile to each player (before the clans are chosen)."""
+    tiles = sorted(D.FARMERS_MARKET_TILES)
+    g.rng.shuffle(tiles)
+    g.misc[DEAL] = tiles[:g.num_players]
+    g.misc[MARKETS] = []
+
+
+def placement_frames(g) -> list:
+    """R1.6 / R1.7: the placements, in reverse turn order, in the order they are decided."""
+    if not g.config.farmers_markets:
+        return []
+    return [(K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
+
+
+def market_spaces(g) -> list[int]:
+    m = g.misc.get(MARKETS)
+    return m[0::FIELDS] if m else []
+
+
+def placement_targets(g) -> int:
+    """Empty active land with 3+ neighbouring land spaces, not adjacent to a market (R1.6)."""
+    topo = g.topo
+    mask = topo.market_sites & ~g.occupied
+    adjacent = g.board.adjacent
+    for s in market_spaces(g):
+        mask &= ~(1 << s)
+        for t in adjacent[s]:
+            mask &= ~(1 << t)
+    return mask
+
+
+@legal_for(K_MARKET_PLACE)
+def legal_market_place(g, frame) -> list:
+    return [SPACE + s for s in bits(placement_targets(g))]
+
+
+@apply_for(K_MARKET_PLACE)
+def apply_market_place(g, frame, action: int) -> None:
+    p = frame[1]
+    g.stack.pop()
+    s = action - SPACE
+    tile = g.misc[DEAL][p]
+    basic, processed = D.FARMERS_MARKET_TILES[tile]
+    g.misc[DEAL] = [(-1 if q == p else t) for q, t in enumerate(g.misc[DEAL])]
+    g.misc[MARKETS] = g.misc[MARKETS] + [s, basic, processed, 0, 0]
+    g.occupant[s] = MARKET
+    g.occupied |= 1 << s
+
+
+@describe_for(K_MARKET_PLACE)
+def describe_market_place(g, frame) -> str:
+    basic, processed = D.FARMERS_MARKET_TILES[g.misc[DEAL][frame[1]]]
+    return (f"Place your Farmers market ({D.GOODS[basic]} / {D.GOODS[processed]}) on a land space with at least "
+            f"{D.MARKET_MIN_NEIGHBOURING_LAND} neighbouring land spaces, not next to another market (space:<space>)")
+
+
+# ---- the selling bonus -----------------------------------------------------------------------------
+def _find(markets: list, space: int) -> int:
+    for i in range(0, len(markets), FIELDS):
+        if markets[i] == space:
+            return i
+    raise ValueError(f"no Farmers market on space {space}")
+
+
+def uncovered_goods(g, space: int) -> tuple[int, ...]:
+    m = g.misc[MARKETS]
+    i = _find(m, space)
+    return tuple(m[i + 1 + k] for k in (0, 1) if not m[i + 3 + k])
+
+
+def sale_options(g, p: int, space: int) -> list[int]:
+    """TRADE(sell) indices of the sales p may make at the market on ``space`` (R7.2, R7.4: up to 4
+    Goods of one uncovered type, one Merchant each; never on the sell area of a Good bought this
+    round)."""
+    pl = g.players[p]
+    out: list[int] = []
+    for good in uncovered_goods(g, space):
+        if pl.merchants_market[good * 2]:          # Merchants on its buy area this round
+            continue
+        q = min(D.MARKET_MAX_SELL, pl.goods[good], pl.merchants_stock)
+        if q > 0:
+            base = TRADE + (good * 2 + SELL) * MAX_TRADE_QTY
+            out.extend(range(base, base + q))
+    return out
+
+
+def triggered_markets(g, p: int, space: int) -> tuple[int, ...]:
+    """Markets neighbouring the space p just deployed on where p can sell something now (R7.2)."""
+    if not g.misc.get(MARKETS):
+        return ()
+    nb = g.topo.neighbours[space]
+    return tuple(s for s in market_spaces(g) if nb >> s & 1 and sale_options(g, p, s))
+
+
+@legal_for(K_MARKET_SELL)
+def legal_market_sell(g, frame) -> list:
+    _, p, space = frame
+    if space not in market_spaces(g):
+        return []
+    out = sale_options(g, p, space)
+    if out:
+        out.append(DONE)
+    return out
+
+
+@apply_for(K_MARKET_SELL)
+def apply_market_sell(g, frame, action: int) -> None:
+    _, p, space = frame
+    g.stack.pop()
+    if action == DONE:
+        return
+    good, _, qty = decode_trade(action)
+    do_trade(g, p, good, SELL, qty, discount=-D.MARKET_BONUS[good])
+    cover(g, space, good)
+
+
+def cover(g, space: int, good: int) -> None:
+    """R7.6 / R7.7: one Good sold covers the icon; both covered: the market leaves the game."""
+    m = list(g.misc[MARKETS])
+    i = _find(m, space)
+    k = 0 if m[i + 1] == good else 1
+    m[i + 3 + k] = 1
+    if m[i + 3] and m[i + 4]:
+        del m[i:i + FIELDS]
+        g.occupant[space] = -1
+        g.occupied &= ~(1 << space)
+    g.misc[MARKETS] = m
+
+
+@describe_for(K_MARKET_SELL)
+def describe_market_sell(g, frame) -> str:
+    space = frame[2]
+    goods = "/".join(f"{D.GOODS[x]} (+£{D.MARKET_BONUS[x]})" for x in uncovered_goods(g, space))
+    return (f"Farmers market on {g.board.label[space]}: sell up to {D.MARKET_MAX_SELL} {goods} at the market price "
+            f"plus the bonus (trade:sell:<good>:<qty>), or done")

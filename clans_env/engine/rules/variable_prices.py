@@ -1,0 +1,33 @@
+"""Industria variant, Variable Starting Market Prices (player aid "Variants", "Phase 1: Preparation";
+rules R16.1 and R2.6 of shared/reference/industria.md).
+
+- Setup, after the Price markers are placed: the Price die is rolled once for each Good, in the
+  order of ``data.GOODS``; +1 or -1 leaves the marker, +2 / +3 moves it up one step, -2 / -3 down one
+  step (R16.1). The rolls are kept in ``g.misc["price_dice"]``.
+- "From round 2 onward, also run the Market Phase to shift prices" (A135, R2.6): in Preparation the
+  solo game's Market Phase runs (three different Goods, the brackets), without the solo game's
+  contract removal, which belongs to the solo Export board (rules-interpretations.md).
+Dice come from the game's own generator, so a seed replays them and ``determinize`` resamples them.
+"""
+from __future__ import annotations
+
+from .. import data as D
+from .common import move_price
+from .solo import market_phase
+
+DICE = "price_dice"
+
+
+def roll_starting_prices(g) -> None:
+    rolls = []
+    for good in range(D.NUM_GOODS):
+        die = D.SOLO_PRICE_DIE[g.rng.randrange(len(D.SOLO_PRICE_DIE))]
+        move_price(g, good, D.VARIABLE_PRICE_STEPS[die])
+        rolls.append(die)
+    g.misc[DICE] = rolls
+
+
+def preparation(g) -> None:
+    """R2.6: the Market Phase of rounds 2-5 (multi-player; the solo game runs its own)."""
+    if g.num_players > 1 and g.round in D.VARIABLE_PRICE_MARKET_ROUNDS:
+        market_phase(g)
