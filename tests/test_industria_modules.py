@@ -56,15 +56,65 @@ def test_base_game_is_unchanged_with_every_module_off():
         assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice"))
 
 
-def test_environments_refuse_modules_the_observation_does_not_encode():
-    """Issue 12, the rest of the stack: until the observation encodes the Industria state, the
-    environments refuse an Industria configuration with a clear error instead of hiding it."""
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_environments_play_industria_configurations(n):
+    """Issue 12, the rest of the stack: the PettingZoo environment plays an Industria configuration
+    (PettingZoo's api_test), its observation appends the Industria segment to the base layout, and
+    the base layout is untouched."""
     import clans_env
-    from clans_env.wrappers import SingleAgentEnv
-    with pytest.raises(ValueError, match="does not encode the Industria modules yet .*farmers_markets"):
-        clans_env.env(num_players=2, farmers_markets=True)
-    with pytest.raises(ValueError, match="awards"):
-        SingleAgentEnv(num_players=2, awards=True)
+    from pettingzoo.test import api_test
+    from clans_env.encoding import ObservationEncoder
+    env = clans_env.env(num_players=n, industria=True)
+    api_test(env, num_cycles=60)
+    enc = env.unwrapped.encoder
+    base = ObservationEncoder(n)
+    assert enc.base_size == base.size < enc.size
+    assert [s.name for s in enc.layout[:len(base.layout)]] == [s.name for s in base.layout]
+    assert all(s.name.startswith("industria.") for s in enc.layout[len(base.layout):])
+
+
+def test_industria_observation_is_bit_identical_in_both_encoder_paths():
+    """Issue 12: the Python and the compiled encoder agree on Industria positions (the segment is
+    Python in both; the base part must skip the Industria decision kinds identically)."""
+    import numpy as np
+    from clans_env.encoding import ObservationEncoder
+    from clans_env.encoding.observation import ACCELERATED
+    if not ACCELERATED:
+        pytest.skip("the compiled encoder is not built here")
+    kinds = set()
+    for n in (1, 2, 3, 4):
+        cfg = GameConfig(num_players=n, seed=70 + n, industria=True)
+        fast = ObservationEncoder(n, industria=cfg.industria_modules, accelerated=True)
+        slow = ObservationEncoder(n, industria=cfg.industria_modules, accelerated=False)
+        g, rng = Game(cfg), random.Random(n)
+        while not g.is_terminal():
+            kinds.add(g.decision_kind)
+            for seat in range(n):
+                x, y = fast.encode(g, seat), slow.encode(g, seat)
+                assert np.array_equal(x, y) and (x >= fast.low).all() and (x <= fast.high).all()
+            g.apply(rng.choice(g.legal_actions()))
+        seg = fast.split(fast.encode(g, 0))
+        assert seg["industria.modules"].sum() == len(cfg.industria_modules)
+    assert "market_place" in kinds
+
+
+def test_industria_segment_encodes_markets_refill_board_and_award():
+    """Issue 12, Observation: the new state is in the vector: markets and their uncovered icons, the
+    refill board, the Award tile, the pending Industria decision."""
+    from clans_env.encoding import ObservationEncoder
+    from clans_env.encoding.observation import CONTRACT_TABLE, CONTRACT_WIDTH
+    g, p, target, m = market_position(awards=True, refill_board=True)
+    g.misc["markets"] = [m, D.WOOL, D.CHEESE, 1, 0]
+    act(g, "expand:cow", f"space:{label(g, target)}")
+    enc = ObservationEncoder(3, industria=g.config.industria_modules)
+    v = enc.split(enc.encode(g, p))
+    assert v["industria.market.cheese"][m] == 1 and v["industria.market.wool"][m] == 0
+    assert v["industria.decision.markets"][m] == 1
+    assert v["industria.decision.kind"].tolist() == [0, 1, 0]          # market_sell
+    assert v["decision.kind"].sum() == 0
+    first = g.misc["refill"][0]
+    assert (v["industria.refill_board"][:CONTRACT_WIDTH] == CONTRACT_TABLE[first + 1]).all()
+    assert v["industria.award"][D.AWARD_TILES.index(g.misc["award"])] == 1
 
 
 # ---- Export contract refill board (R1.1, R2.1, R9) -------------------------------------------------

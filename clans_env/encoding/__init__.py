@@ -4,6 +4,6 @@ Pure numpy on top of the engine (no gymnasium, pettingzoo or torch). The action 
 encoding: the engine's action indices (``clans_env.engine.actions``) are the action space.
 """
 from .masks import action_mask
-from .observation import ACCELERATED, CLAN_NAMES, CONTRACT_FEATURES, ObservationEncoder, ObsSlice, check_encodable
+from .observation import ACCELERATED, CLAN_NAMES, CONTRACT_FEATURES, ObservationEncoder, ObsSlice
 
-__all__ = ["ObservationEncoder", "ObsSlice", "CLAN_NAMES", "CONTRACT_FEATURES", "action_mask", "ACCELERATED", "check_encodable"]
+__all__ = ["ObservationEncoder", "ObsSlice", "CLAN_NAMES", "CONTRACT_FEATURES", "action_mask", "ACCELERATED"]

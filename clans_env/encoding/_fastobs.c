@@ -619,7 +619,8 @@ static int encode_decision(Spec *sp, float *out, PyObject *frame, int seat, uint
     }
     long long kind, player;
     if (frame_long(frame, 0, &kind) < 0 || frame_long(frame, 1, &player) < 0) return -1;
-    if (one_hot(out, at + sp->d_kind, kind, sp->d_kind_len, "decision kind") < 0) return -1;
+    /* kinds past the base game's (Industria) are encoded by the Industria segment in Python */
+    if (kind < sp->d_kind_len && one_hot(out, at + sp->d_kind, kind, sp->d_kind_len, "decision kind") < 0) return -1;
     out[at + sp->d_player + (((player - seat) % sp->n) + sp->n) % sp->n] = 1.0f;
     long long x;
     if (kind == sp->k_place) {

@@ -58,7 +58,8 @@ from ..engine.actions import NUM_SPACES
 from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from ..engine.rules.common import reach as player_reach
 from ..engine.rules.scoring import import_values
-from ..engine.state import (NUM_BASE_DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
+from ..engine.config import INDUSTRIA_MODULES
+from ..engine.state import (DECISION_KINDS, K_BONUS_MENU, K_MARKET_SELL, NUM_BASE_DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
                             K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
                             PHASE_NAMES, SETUP, PlayerState)
 
@@ -416,14 +417,8 @@ def _remember(memo: dict, key, value: np.ndarray) -> np.ndarray:
 
 
 
-def check_encodable(config) -> None:
-    """Raise ValueError if ``config`` has state this vector does not encode. The Industria modules
-    are played by the engine (``Game``) but not yet encoded (issue 12): an environment refuses them
-    rather than hide their state from the learner."""
-    modules = config.industria_modules
-    if modules:
-        raise ValueError(f"the observation vector does not encode the Industria modules yet ({', '.join(modules)}); "
-                         "play them through the engine API (clans_env.Game), or switch them off for the environment")
+#: the decision kinds only Industria modules make pending (encoded in the Industria segment)
+INDUSTRIA_DECISION_KINDS = DECISION_KINDS[NUM_BASE_DECISION_KINDS:]
 
 
 class ObservationEncoder:
@@ -440,7 +435,10 @@ class ObservationEncoder:
     >>> vec[enc.slices["me.money"].slice] * 100           # doctest: +SKIP
     """
 
-    def __init__(self, num_players: int, max_games: int = 64, accelerated: bool | None = None):
+    def __init__(self, num_players: int, max_games: int = 64, accelerated: bool | None = None,
+                 industria: tuple = ()):
+        if not set(industria) <= set(INDUSTRIA_MODULES):
+            raise ValueError(f"industria must name Industria modules among {INDUSTRIA_MODULES} (got {industria!r})")
         if num_players not in (1, 2, 3, 4):
             raise ValueError(f"num_players must be one of 1, 2, 3, 4 (got {num_players!r})")
         if not isinstance(max_games, int) or max_games < 1:
@@ -551,6 +549,11 @@ class ObservationEncoder:
         d.add("contracts.decision", CONTRACT_WIDTH, 0, 1, "the contract being fulfilled (slaughter decision)")
         d.finish()
         self._decision = d
+        #: the base game's vector ends here; an Industria configuration appends its segment
+        self.base_size = self._size
+        self.industria = tuple(m for m in INDUSTRIA_MODULES if m in industria)
+        if self.industria:
+            self._industria_segment()
 
         self.size = self._size
         self.slices = {s.name: s for s in self.layout}
@@ -618,7 +621,7 @@ class ObservationEncoder:
         gd = {k: g.start + v for k, v in g.offsets.items()}
         dd = d.offsets
         return {
-            "n": n, "size": self.size,
+            "n": n, "size": self.base_size,
             "at_static": self._at_static[0], "static_len": self._at_static[1] - self._at_static[0],
             "at_shared": self._at_shared[0], "at_units": self._at_units[0], "num_units": D.NUM_UNITS,
             "at_planes": [a for a, _ in self._at_planes],
@@ -653,6 +656,78 @@ class ObservationEncoder:
             "contracts": CONTRACT_TABLE.astype(np.float32).tobytes(), "contract_width": CONTRACT_WIDTH,
             "tiles": _TILE_TABLE.astype(np.float32).tobytes(), "tile_width": TILE_OFFER_WIDTH,
         }
+
+    # ---- Industria ----------------------------------------------------------------------------------
+    # A plain definition, written whole at every call (no incremental tracking): it is small, and
+    # only Industria configurations pay for it. Rule numbers of shared/reference/industria.md.
+    def _industria_segment(self) -> None:
+        n = self.num_players
+        seg = _Segment(self, prefix="industria.")
+        seg.add("modules", len(INDUSTRIA_MODULES), 0, 1, f"Industria modules on {INDUSTRIA_MODULES}")
+        seg.add("decision.kind", len(INDUSTRIA_DECISION_KINDS), 0, 1,
+                f"pending Industria decision kind one-hot {INDUSTRIA_DECISION_KINDS} (the base kind one-hot is "
+                "then all zero)")
+        seg.add("decision.bonuses", 2, 0, 1, "bonus_menu: Neighbourhood bonus, Building bonus still to choose")
+        seg.add("decision.goods", D.NUM_GOODS, 0, 1, "bonus_menu: Goods of the pending Neighbourhood bonus")
+        seg.add("decision.markets", NUM_SPACES, 0, 1,
+                "Farmers markets named by the decision (bonus_menu: those still to choose; market_sell: the market)")
+        for good in D.GOODS:
+            seg.add(f"market.{good}", NUM_SPACES, 0, 1,
+                    f"Farmers market with an uncovered {good} icon on this space (R7.2)")
+        seg.add("market_deal", n * D.NUM_GOODS, 0, 1,
+                "Goods of each player's Farmers market still to place (relative seats me, opp1, ...)")
+        seg.add("refill_board", D.REFILL_SLOTS * CONTRACT_WIDTH, 0, 1,
+                "contracts on the Export contract refill board, leftmost first, contract features each (R9)")
+        seg.add("award", len(D.AWARD_TILES), 0, 1, "the Award tile in play, one-hot (R10.2)")
+        seg.add("award.solo", 2, 0, 1, "solo: the Award card's thresholds / 100 (R10.3)")
+        seg.finish()
+        self._industria_seg = seg
+
+    def _industria_vector(self, game, seat: int) -> np.ndarray:
+        seg = self._industria_seg
+        o = seg.offsets
+        vec = np.zeros(seg.size, np.float32)
+        cfg = game.config
+        for k, name in enumerate(INDUSTRIA_MODULES):
+            if getattr(cfg, name):
+                vec[o["modules"] + k] = 1
+        misc = game.misc
+        frame = game.stack[-1] if game.stack else None
+        if frame is not None and frame[0] >= NUM_BASE_DECISION_KINDS:
+            vec[o["decision.kind"] + frame[0] - NUM_BASE_DECISION_KINDS] = 1
+            if frame[0] == K_BONUS_MENU:
+                _, _, nb, markets, building = frame
+                vec[o["decision.bonuses"]] = 1 if nb else 0
+                vec[o["decision.bonuses"] + 1] = building
+                for good in range(D.NUM_GOODS):
+                    vec[o["decision.goods"] + good] = nb >> good & 1
+                for s in markets:
+                    vec[o["decision.markets"] + s] = 1
+            elif frame[0] == K_MARKET_SELL:
+                vec[o["decision.markets"] + frame[2]] = 1
+        markets = misc.get("markets", [])
+        for i in range(0, len(markets), 5):
+            for k in (0, 1):
+                if not markets[i + 3 + k]:
+                    good = markets[i + 1 + k]
+                    vec[o[f"market.{D.GOODS[good]}"] + markets[i]] = 1
+        n = self.num_players
+        for p, tile in enumerate(misc.get("market_deal", [])):
+            if tile > 0:
+                rel = (p - seat) % n
+                for good in D.FARMERS_MARKET_TILES[tile]:
+                    vec[o["market_deal"] + rel * D.NUM_GOODS + good] = 1
+        at = o["refill_board"]
+        for cid in misc.get("refill", []):
+            vec[at:at + CONTRACT_WIDTH] = CONTRACT_TABLE[cid + 1]
+            at += CONTRACT_WIDTH
+        tile = misc.get("award")
+        if tile:
+            vec[o["award"] + D.AWARD_TILES.index(tile)] = 1
+            if n == 1:
+                low, high = D.AWARD_SOLO_THRESHOLDS[tile]
+                vec[o["award.solo"]], vec[o["award.solo"] + 1] = low / 100, high / 100
+        return vec
 
     # ---- segments ----------------------------------------------------------------------------------
     def _static_planes(self, board) -> np.ndarray:
@@ -828,7 +903,8 @@ class ObservationEncoder:
                 at = o["ints"]
                 vec[at:at + len(ints)] = [-1.0 if x < -10 else 1.0 if x > 10 else x / 10 for x in ints]
             kind = frame[0]
-            vec[o["kind"] + kind] = 1
+            if kind < NUM_BASE_DECISION_KINDS:      # Industria's kinds are in the Industria segment
+                vec[o["kind"] + kind] = 1
             vec[o["player"] + (frame[1] - seat) % self.num_players] = 1
             units = ()
             drawn = ()
@@ -928,12 +1004,15 @@ class ObservationEncoder:
                 self._fast_planes = self._static_planes(board)
                 self._fast_board = board
             out = np.empty(self.size, np.float32)
-            if not _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values):
+            base = out[:self.base_size] if self.industria else out
+            if not _fastobs.encode(base, game, seat, self._fast_spec, self._fast_planes, self._import_values):
                 for p, pl in enumerate(game.players):   # a stale reach cache: rules.common.reach refreshes it
                     if pl.reach == -1:
                         player_reach(game, p)
-                if not _fastobs.encode(out, game, seat, self._fast_spec, self._fast_planes, self._import_values):
+                if not _fastobs.encode(base, game, seat, self._fast_spec, self._fast_planes, self._import_values):
                     raise RuntimeError("a player's reach cache is still stale after refreshing it")
+            if self.industria:
+                out[self.base_size:] = self._industria_vector(game, seat)
             return out
         t = self._tracker(id(game))
         vector = t.vectors[seat]
@@ -1102,6 +1181,10 @@ class ObservationEncoder:
                 a, b = self._at_decision
                 vector[a:b] = values
                 written[5 + 3 * n] = values
+        if self.industria:
+            out = vector.copy()
+            out[self.base_size:] = self._industria_vector(game, seat)
+            return out
         return vector.copy()
 
     # ---- documentation helpers ----------------------------------------------------------------------

@@ -22,7 +22,7 @@ from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..encoding import ACCELERATED, ObservationEncoder, action_mask, check_encodable
+from ..encoding import ACCELERATED, ObservationEncoder, action_mask
 from ..engine import Game, GameConfig
 from ..engine.actions import NUM_ACTIONS, NUM_SPACES, SPACE, TAKE_CONTRACT, describe
 from ..engine.data import MAX_CONTRACT_BOXES, UNITS
@@ -145,7 +145,7 @@ class raw_env(AECEnv):
                  render_mode: str | None = None, seed: int | None = None, **game_options):
         super().__init__()
         # validate everything now, so that a bad option fails here and not at the first reset
-        check_encodable(GameConfig(num_players=num_players, seed=0 if seed is None else seed, **game_options))
+        config = GameConfig(num_players=num_players, seed=0 if seed is None else seed, **game_options)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES} (got {render_mode!r})")
         if not score_scale > 0:
@@ -160,7 +160,7 @@ class raw_env(AECEnv):
 
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = ObservationEncoder(num_players)
+        self.encoder = ObservationEncoder(num_players, industria=config.industria_modules)
         if not ACCELERATED:
             logger.warn("clans_env's compiled observation encoder was not built (no C compiler at install time): "
                         "observations use the pure-Python path (about 5x slower; an environment step about 2x). "

@@ -18,7 +18,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..encoding import ObservationEncoder, action_mask, check_encodable
+from ..encoding import ObservationEncoder, action_mask
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
 from .aec import RENDER_MODES, action_string
@@ -80,7 +80,7 @@ class SingleAgentEnv(gymnasium.Env):
         if "seed" in game_options:
             raise ValueError("SingleAgentEnv takes its seed from reset(seed=...) (Gymnasium convention), "
                              "not from the constructor")
-        check_encodable(GameConfig(num_players=num_players, seed=0, **game_options))   # fail now on a bad option
+        config = GameConfig(num_players=num_players, seed=0, **game_options)   # fail now on a bad option
         if learner_seat != "random" and learner_seat not in range(num_players):
             raise ValueError(f"learner_seat must be 'random' or one of {list(range(num_players))} "
                              f"(got {learner_seat!r})")
@@ -98,7 +98,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.game_options = dict(game_options)
         self.opponents = self._opponent_list(opponents)
         self._policies = [_policy_call(o) for o in self.opponents]
-        self.encoder = ObservationEncoder(num_players)
+        self.encoder = ObservationEncoder(num_players, industria=config.industria_modules)
         self.observation_space = spaces.Box(low=self.encoder.low, high=self.encoder.high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
