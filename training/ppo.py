@@ -27,8 +27,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, check_encoder, observation_fingerprint,
-                        observation_layout, read_checkpoint)
+from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, arch_difference, check_encoder,
+                        observation_fingerprint, observation_layout, read_checkpoint)
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.game import atomic_write, atomic_write_text
 
@@ -132,6 +132,10 @@ class PPOTrainer:
         return cls(config, out_dir, encoder=enc, _resume_ckpt=ckpt, **kwargs)
 
     def _restore(self, ckpt: dict) -> None:
+        diff = arch_difference(ckpt["arch"], self.net.arch)
+        if diff:
+            raise CheckpointError(f"{str(self.out / CHECKPOINT_NAME)!r}: the checkpoint's arch does not match the "
+                                  f"network its config builds ({'; '.join(diff)})")
         self.net.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         c = ckpt["counters"]
@@ -143,6 +147,10 @@ class PPOTrainer:
         for name in ckpt["pool"]:
             snap = read_checkpoint(self.out / "pool" / name, num_players=self.config.num_players,
                                    obs_size=self.encoder.size)
+            diff = arch_difference(snap["arch"], self.net.arch)
+            if diff:
+                raise CheckpointError(f"pool snapshot {str(self.out / 'pool' / name)!r} has another architecture "
+                                      f"than the learner ({'; '.join(diff)})")
             net = PolicyValueNet.from_arch(snap["arch"])
             net.load_state_dict(snap["model"])
             self.pool.append((name, net.eval()))
