@@ -522,7 +522,7 @@ class _Worker:
     def __init__(self, ctx):
         self.conn, child = ctx.Pipe()
         self.state = ctx.Array("d", 2, lock=False)     # [start of the current move (monotonic) or 0, seat]
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.state), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.state))   # not daemonic: agents may start processes (mcts:workers=)
         self.proc.start()
         child.close()
         self.job: GameJob | None = None
