@@ -208,7 +208,7 @@ class KillLoop:
         self.flags = tiny_flags(updates, checkpoint_every, pool_size)
         self.rng = random.Random(seed)
         self.verbose = verbose
-        self.kills = self.resumes = self.sessions = self.trials = 0
+        self.kills = self.resumes = self.restarts = self.sessions = self.trials = 0
         self.failures: list[str] = []
         self.by_kind = {"random": 0, "write": 0}
         self._n = 0
@@ -222,8 +222,11 @@ class KillLoop:
         argv = session_argv(out, self.flags)
         rc, killed = self.launcher.run(argv, env or {}, log, kill_after)
         self.sessions += 1
-        if "--resume" in argv:
-            self.resumes += 1 if self._after_kill.get(out) else 0
+        if self._after_kill.get(out):
+            if "--resume" in argv:
+                self.resumes += 1
+            else:
+                self.restarts += 1           # killed before config.toml existed: nothing to resume
         self._after_kill[out] = killed or rc is None
         if killed or rc is None:
             self.kills += 1
@@ -298,7 +301,8 @@ class KillLoop:
                  f"trials: {self.trials}  sessions: {self.sessions}",
                  f"kills: {self.kills} (at a write point: {self.by_kind['write']}, at a random moment: "
                  f"{self.by_kind['random']})",
-                 f"resumes: {self.resumes}",
+                 f"resumes: {self.resumes} (sessions started with --resume after a kill; after {self.restarts} "
+                 f"kills before config.toml existed the run was started afresh)",
                  f"failures: {len(self.failures)}"]
         lines += [f"  {f}" for f in self.failures[:20]]
         return "\n".join(lines)
@@ -313,6 +317,8 @@ def main(argv=None) -> int:
     ap.add_argument("--updates", type=int, default=4, help="updates of the tiny run (default 4)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--exec", action="store_true", help="a fresh interpreter per session instead of forks")
+    ap.add_argument("--write-points", type=int, default=None,
+                    help="kill at only the first N write points (default: every one)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="kill_resume_"))
@@ -320,7 +326,9 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     try:
         loop = KillLoop(work, launcher, updates=args.updates, seed=args.seed)
-        for n in range(1, len(loop.write_points) + 1):          # every write point once
+        last = len(loop.write_points) if args.write_points is None else min(args.write_points,
+                                                                            len(loop.write_points))
+        for n in range(1, last + 1):                              # every write point once
             loop.write_trial(n)
         while time.perf_counter() - t0 < 60 * args.minutes:      # then random moments
             loop.random_trial()

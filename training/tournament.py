@@ -305,10 +305,15 @@ def run_job(job: GameJob, state=None) -> GameResult:
     agents = []
     try:
         for seat, (spec, s) in enumerate(zip(job.specs, job.agent_seeds)):
+            if state is not None:                # -1: building seat's agent (for a death's message)
+                state[1], state[0] = seat, -1.0
             try:
                 agents.append(make(spec, seed=s))
             except Exception as e:
                 return failed_result(job, seat, "exception", f"could not be built: {_error_text(e)}")
+            finally:
+                if state is not None:
+                    state[0] = 0.0
         config = GameConfig.from_dict({**job.config, "seed": job.game_seed})
         try:
             game, decisions, seconds = play_game(agents, config, job.move_time_limit, state)
@@ -595,7 +600,7 @@ class _WorkerPool:
                     if w.proc.is_alive() and w.proc.sentinel not in ready:
                         continue
                     w.proc.join(1)
-                    seat = int(w.state[1]) if w.state[0] > 0 else None
+                    seat = int(w.state[1]) if w.state[0] != 0 else None
                     code = w.proc.exitcode
                     self._replace(w)
                     yield failed_result(job, seat, "worker died",
