@@ -208,13 +208,20 @@ class _MoveTimer:
 
     def __enter__(self):
         if self.armed:
+            # a caller's own alarm (e.g. a test timeout) is suspended for the game and restored after
+            self._outer = signal.setitimer(signal.ITIMER_REAL, 0)
+            self._entered = time.monotonic()
             self._old = signal.signal(signal.SIGALRM, _alarm)
         return self
 
     def __exit__(self, *exc):
         if self.armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old)
+            signal.signal(signal.SIGALRM, self._old if self._old is not None else signal.SIG_DFL)
+            remaining, interval = self._outer
+            if remaining > 0:
+                left = remaining - (time.monotonic() - self._entered)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
         if self.state is not None:
             self.state[0] = 0.0
         return False
