@@ -282,6 +282,7 @@ def test_results_are_written_as_games_finish_and_resume_completes_identically(tm
     assert 3 <= len(doc["games"]) < 12 and not doc["complete"] and doc["games_total"] == 12
     assert (out / "standings.csv").exists()
     played = {g["index"] for g in doc["games"]}
+    (out / ".tmp-123results.json").write_text("{")          # a write the kill interrupted
     resumed = run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=9, workers=2, out_dir=out,
                              progress=False, resume=True)
     straight = run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=9, workers=1,
@@ -294,6 +295,7 @@ def test_results_are_written_as_games_finish_and_resume_completes_identically(tm
     strip = [{k: v for k, v in s.items() if k != "ms_per_decision"} for s in straight.standings]
     assert [{k: v for k, v in s.items() if k != "ms_per_decision"} for s in resumed.standings] == strip
     assert {g["index"] for g in json.loads((out / "results.json").read_text())["games"]} >= played
+    assert not list(out.rglob(".tmp-*"))
     with pytest.raises(ValueError, match="another tournament.*seed"):
         run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=10, out_dir=out, progress=False,
                        resume=True)

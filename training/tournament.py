@@ -393,6 +393,12 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
         out_dir = Path(out_dir)
         replay_dir = out_dir / "replays"
         replay_dir.mkdir(parents=True, exist_ok=True)
+        for folder in (out_dir, replay_dir):        # temporary files of writes a kill interrupted
+            for f in folder.glob(".tmp-*"):
+                try:
+                    f.unlink()
+                except OSError:
+                    pass
     jobs = []
     for i, (deal, seats) in enumerate(plan):
         game_seed = _derive_seed(seed, deal)
