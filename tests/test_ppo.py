@@ -461,3 +461,16 @@ def test_weights_of_the_wrong_shape_or_kind_are_a_checkpoint_error(tmp_path, enc
         PPOAgent(ints)
     good = _tiny_model_file(tmp_path / "ok.pt", encoder)
     assert PPOAgent(good).net.arch["hidden_sizes"] == [8]
+
+
+def test_damaged_training_checkpoint_fields_are_checkpoint_errors(tmp_path, encoder):
+    """The optimizer state, counters, pool list and RNG states of a resumable checkpoint that do
+    not fit are a CheckpointError naming the field (pool names cannot point outside pool/)."""
+    out = tmp_path / "run"
+    PPOTrainer(tiny_config(), out, encoder=encoder, progress=False, tensorboard=False).train(max_updates=1)
+    good = torch.load(out / "checkpoint.pt", weights_only=True)
+    for field, value in (("optimizer", {"state": {}, "param_groups": []}), ("counters", {"update": 1}),
+                         ("pool", ["../../model.pt"]), ("rng", {"torch": torch.zeros(3)})):
+        torch.save({**good, field: value}, out / "checkpoint.pt")
+        with pytest.raises(CheckpointError, match=f"checkpoint's {field}" if field != "pool" else "snapshot names"):
+            PPOTrainer.resume(out, encoder=encoder, progress=False, tensorboard=False)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import time
 import warnings
@@ -102,6 +103,25 @@ def _fsync_dir(path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+_SNAPSHOT_NAME = re.compile(r"snapshot_u\d{6,}\.pt")
+
+
+class _field:
+    """Turn any error while restoring checkpoint field ``name`` into a CheckpointError naming it."""
+
+    def __init__(self, path: str, name: str):
+        self.path, self.name = path, name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        if typ is not None and issubclass(typ, Exception) and not issubclass(typ, CheckpointError):
+            raise CheckpointError(f"{self.path!r}: the checkpoint's {self.name} cannot be restored "
+                                  f"({typ.__name__}: {exc})") from None
+        return False
 
 
 def remove_leftovers(out_dir) -> list[str]:
@@ -227,16 +247,24 @@ class PPOTrainer:
         if diff:
             raise CheckpointError(f"{str(self.out / CHECKPOINT_NAME)!r}: the checkpoint's arch does not match the "
                                   f"network its config builds ({'; '.join(diff)})")
-        self.net.load_state_dict(ckpt["model"])
-        self.optimizer.load_state_dict(ckpt["optimizer"])
-        c = ckpt["counters"]
-        self.update, self.global_step, self.decisions, self.games = (c["update"], c["global_step"], c["decisions"],
-                                                                     c["games"])
-        self.elapsed = c["elapsed"]
-        self.cpu = c.get("cpu_s", 0.0)
+        self.net.load_state_dict(ckpt["model"])        # shapes checked by read_checkpoint
+        where = str(self.out / CHECKPOINT_NAME)
+        with _field(where, "optimizer"):
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+        with _field(where, "counters"):
+            c = ckpt["counters"]
+            self.update, self.global_step, self.decisions, self.games = (
+                int(c["update"]), int(c["global_step"]), int(c["decisions"]), int(c["games"]))
+            self.elapsed = float(c["elapsed"])
+            self.cpu = float(c.get("cpu_s", 0.0))
         self._saved_update = self.update
         self.pool = []
-        for name in ckpt["pool"]:
+        with _field(where, "pool"):
+            names = list(ckpt["pool"])
+            bad = [n for n in names if not isinstance(n, str) or not _SNAPSHOT_NAME.fullmatch(n)]
+            if bad:
+                raise ValueError(f"snapshot names must look like snapshot_u000010.pt (got {bad})")
+        for name in names:
             snap = read_checkpoint(self.out / POOL_DIR / name, num_players=self.config.num_players,
                                    obs_size=self.encoder.size)
             diff = arch_difference(snap["arch"], self.net.arch)
@@ -246,10 +274,11 @@ class PPOTrainer:
             net = PolicyValueNet.from_arch(snap["arch"])
             net.load_state_dict(snap["model"])
             self.pool.append((name, net.eval()))
-        rng = ckpt["rng"]
-        torch.set_rng_state(rng["torch"])
-        np.random.set_state(_np_state_from_plain(rng["numpy"]))
-        random.setstate(_to_tuple(rng["python"]))
+        with _field(where, "rng"):
+            rng = ckpt["rng"]
+            torch.set_rng_state(rng["torch"])
+            np.random.set_state(_np_state_from_plain(rng["numpy"]))
+            random.setstate(_to_tuple(rng["python"]))
         # files written after the checkpoint: pool snapshots it does not list (added, or left
         # over from a later checkpoint's pruning) go; model.pt is brought back to the checkpoint
         self._prune_pool(keep=[name for name, _ in self.pool])
