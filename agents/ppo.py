@@ -232,12 +232,106 @@ class CheckpointError(ValueError):
     """A checkpoint file is missing, not a PPO checkpoint, or does not fit the requested game."""
 
 
+#: what a checkpoint's ``arch`` may hold: field -> (type, low, high) for numbers, the choices otherwise
+ARCH_FIELDS = ("obs_size", "num_actions", "num_players", "hidden_sizes", "activation", "mask_in_obs", "shared_torso")
+MAX_OBS_SIZE = 1_000_000
+MAX_ACTIONS = 1_000_000
+MAX_HIDDEN_SIZE = 4096
+MAX_HIDDEN_LAYERS = 8
+
+
+def _arch_int(path, arch: dict, name: str, low: int, high: int) -> int:
+    v = arch[name]
+    if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+        raise CheckpointError(f"checkpoint {path!r}: arch.{name} must be an integer in [{low}, {high}] "
+                              f"(got {v!r})")
+    return v
+
+
+def expected_shapes(arch: dict) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor in the state dict of ``PolicyValueNet.from_arch(arch)``,
+    computed without building (allocating) the network."""
+    in_size = arch["obs_size"] + (arch["num_actions"] if arch["mask_in_obs"] else 0)
+    sizes = [in_size, *arch["hidden_sizes"]]
+    out: dict[str, tuple[int, ...]] = {}
+    torsos = ["policy_torso"] + ([] if arch["shared_torso"] else ["value_torso"])
+    for torso in torsos:
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            out[f"{torso}.{2 * i}.weight"] = (b, a)      # Linear layers sit at even indices (odd: activation)
+            out[f"{torso}.{2 * i}.bias"] = (b,)
+    out["policy_head.weight"] = (arch["num_actions"], sizes[-1])
+    out["policy_head.bias"] = (arch["num_actions"],)
+    out["value_head.weight"] = (arch["num_players"], sizes[-1])
+    out["value_head.bias"] = (arch["num_players"],)
+    return out
+
+
+def validate_arch(arch, state, path) -> dict:
+    """Check a checkpoint's ``arch`` (exact key set, types, sane bounds) and that every tensor of
+    its state dict ``state`` has the shape that architecture implies, *before* anything is built:
+    a small file cannot make ``from_arch`` allocate gigabytes. Raises ``CheckpointError`` naming
+    the field or tensor; returns ``arch``."""
+    path = os.fspath(path)
+    if not isinstance(arch, dict):
+        raise CheckpointError(f"checkpoint {path!r} has no architecture record (arch is {type(arch).__name__})")
+    missing = [k for k in ARCH_FIELDS if k not in arch]
+    extra = sorted(str(k) for k in arch if k not in ARCH_FIELDS)
+    if missing or extra:
+        raise CheckpointError(f"checkpoint {path!r}: arch fields missing {missing}, unexpected {extra} "
+                              f"(expected exactly {list(ARCH_FIELDS)})")
+    _arch_int(path, arch, "obs_size", 1, MAX_OBS_SIZE)
+    _arch_int(path, arch, "num_actions", 1, MAX_ACTIONS)
+    _arch_int(path, arch, "num_players", 1, 4)
+    hidden = arch["hidden_sizes"]
+    if (not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
+            or any(isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_HIDDEN_SIZE for h in hidden)):
+        raise CheckpointError(f"checkpoint {path!r}: arch.hidden_sizes must be a list of 1 to {MAX_HIDDEN_LAYERS} "
+                              f"integers in [1, {MAX_HIDDEN_SIZE}] (got {hidden!r})")
+    if not isinstance(arch["activation"], str) or arch["activation"] not in _ACTIVATIONS:
+        raise CheckpointError(f"checkpoint {path!r}: arch.activation must be one of {sorted(_ACTIVATIONS)} "
+                              f"(got {arch['activation']!r})")
+    for name in ("mask_in_obs", "shared_torso"):
+        if not isinstance(arch[name], bool):
+            raise CheckpointError(f"checkpoint {path!r}: arch.{name} must be true or false (got {arch[name]!r})")
+    if not isinstance(state, dict):
+        raise CheckpointError(f"checkpoint {path!r} has no model weights (model is {type(state).__name__})")
+    expected = expected_shapes(arch)
+    missing = [k for k in expected if k not in state]
+    extra = sorted(str(k) for k in state if k not in expected)
+    if missing or extra:
+        raise CheckpointError(f"checkpoint {path!r}: the weights do not fit its arch {arch}: tensors missing "
+                              f"{missing}, unexpected {extra}")
+    for name, shape in expected.items():
+        t = state[name]
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+            raise CheckpointError(f"checkpoint {path!r}: model.{name} is not a floating-point tensor")
+        if tuple(t.shape) != shape:
+            field = _shape_field(name, arch)
+            raise CheckpointError(f"checkpoint {path!r}: model.{name} has shape {list(t.shape)}, but its arch "
+                                  f"({field}) implies {list(shape)}")
+    return arch
+
+
+def _shape_field(tensor: str, arch: dict) -> str:
+    """The arch field(s) a tensor's shape follows from (for the error message)."""
+    if tensor.startswith("value_head"):
+        return f"num_players={arch['num_players']}, hidden_sizes={arch['hidden_sizes']}"
+    if tensor.startswith("policy_head"):
+        return f"num_actions={arch['num_actions']}, hidden_sizes={arch['hidden_sizes']}"
+    if tensor.endswith(".0.weight"):
+        return (f"obs_size={arch['obs_size']}, num_actions={arch['num_actions']}, mask_in_obs={arch['mask_in_obs']}, "
+                f"hidden_sizes={arch['hidden_sizes']}")
+    return f"hidden_sizes={arch['hidden_sizes']}"
+
+
 def read_checkpoint(path, num_players: int | None = None, obs_size: int | None = None,
                     num_actions: int = NUM_ACTIONS) -> dict:
     """Load a PPO checkpoint or exported model (CPU) and check it fits the game.
 
     Raises ``CheckpointError`` naming both values when the player count, observation size or
-    action count differs from the expected one, and ``FileNotFoundError`` for a missing file."""
+    action count differs from the expected one, naming the field when the recorded architecture
+    is malformed, out of bounds or does not match the weights' shapes (checked before any
+    network is built, see ``validate_arch``), and ``FileNotFoundError`` for a missing file."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"PPO checkpoint {path!r} does not exist")
@@ -250,12 +344,17 @@ def read_checkpoint(path, num_players: int | None = None, obs_size: int | None =
     if ckpt.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; this code reads "
                               f"version {CHECKPOINT_VERSION}")
-    arch = ckpt["arch"]
+    arch = validate_arch(ckpt.get("arch"), ckpt.get("model"), path)
     for name, expected in (("num_players", num_players), ("obs_size", obs_size), ("num_actions", num_actions)):
         if expected is not None and arch[name] != expected:
             raise CheckpointError(f"checkpoint {path!r} was trained with {name}={arch[name]}, but {name}={expected} "
                                   f"is needed here")
     return ckpt
+
+
+def arch_difference(a: dict, b: dict) -> list[str]:
+    """The arch fields on which two architectures differ, as ``name: a != b`` strings."""
+    return [f"{k}: {a.get(k)!r} != {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 
 def load_policy(path, num_players: int | None = None, obs_size: int | None = None) -> tuple[PolicyValueNet, dict]:

@@ -20,7 +20,7 @@ import sys
 # clans tournament
 def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     from agents.registry import describe_kinds
-    from training.tournament import MODES, QUICK_AGENTS, QUICK_GAMES_PER_PAIRING
+    from training.tournament import DEFAULT_MOVE_TIME_LIMIT, MODES, QUICK_AGENTS, QUICK_GAMES_PER_PAIRING
 
     p = subparsers.add_parser(
         "tournament", help="play agents against each other and rate them",
@@ -47,9 +47,25 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--clan-selection", choices=("none", "draft", "auction"), default=None,
                    help="GameConfig.clan_selection for every game")
     p.add_argument("--max-games", type=int, default=None, help="stop after this many games")
+    p.add_argument("--move-time-limit", type=_limit, default=DEFAULT_MOVE_TIME_LIMIT, metavar="SECONDS",
+                   help=f"seconds an agent may think about one move before it forfeits the game (default "
+                        f"{DEFAULT_MOVE_TIME_LIMIT:g}; 'none' = no limit)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the interrupted tournament in --out from its results.json (same agents and "
+                        "options): only the missing games are played")
+    p.add_argument("--retry-failed", action="store_true", help="with --resume, play the failed games again")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_tournament_cmd)
     return p
+
+
+def _limit(text: str) -> float | None:
+    if text.strip().lower() in ("none", "off", "0"):
+        return None
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds or 'none' (got {text!r})")
+    return value
 
 
 def run_tournament_cmd(args) -> int:
@@ -68,15 +84,23 @@ def run_tournament_cmd(args) -> int:
     games = args.games_per_pairing or (QUICK_GAMES_PER_PAIRING if args.quick else 2)
     out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
     config = {"clan_selection": args.clan_selection} if args.clan_selection else None
+    if args.retry_failed and not args.resume:
+        print("error: --retry-failed goes with --resume", file=sys.stderr)
+        return 2
     try:
         result = run_tournament(agents, num_players=args.players, games_per_pairing=games, mode=args.mode,
                                 seed=args.seed, workers=args.workers, out_dir=out, progress=not args.no_progress,
-                                config=config, max_games=args.max_games)
+                                config=config, max_games=args.max_games, move_time_limit=args.move_time_limit,
+                                resume=args.resume, retry_failed=args.retry_failed)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: the games played so far are in {out}/results.json; continue with the same command "
+              f"and --resume", file=sys.stderr)
+        return 130
     print_report(result)
-    return 0
+    return 1 if result.failures else 0
 
 
 # ------------------------------------------------------------------------------------------------

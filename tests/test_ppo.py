@@ -392,3 +392,85 @@ def test_shipped_model_loads_and_beats_random():
         while not g.is_terminal():
             g.apply(agent.act(g) if g.current_player == seat else opp.act(g))
         assert g.final_scores()[seat]["rank"] == 1
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 18: checkpoints that exhaust memory / mismatched arch records
+def _tiny_model_file(path, encoder, arch_changes=None, drop=(), state_changes=None):
+    """An exported-model file of a 1x8 network whose ``arch`` is then edited (the weights stay)."""
+    from training.networks import PolicyValueNet
+    net = PolicyValueNet(encoder.size, NUM_ACTIONS, 2, hidden_sizes=[8])
+    arch = {**net.arch, **(arch_changes or {})}
+    for k in drop:
+        arch.pop(k)
+    state = {k: v.clone() for k, v in net.state_dict().items()}
+    state.update(state_changes or {})
+    torch.save({"format": "clans-ppo-checkpoint", "version": 1, "kind": "model", "arch": arch, "model": state,
+                "config": {}}, path)
+    return path
+
+
+def test_checkpoint_with_huge_arch_is_refused_before_anything_is_built(tmp_path, encoder):
+    """Issue 18: a few-KB checkpoint whose arch claims hidden_sizes=[40000, 40000] (6.4 GB to build)
+    is a CheckpointError naming arch.hidden_sizes, raised by read_checkpoint itself, before any
+    network exists (PPOAgent and load_policy go through it)."""
+    path = _tiny_model_file(tmp_path / "huge.pt", encoder, {"hidden_sizes": [40000, 40000]})
+    assert path.stat().st_size < 200_000
+    with pytest.raises(CheckpointError, match="arch.hidden_sizes"):
+        read_checkpoint(path)
+    with pytest.raises(CheckpointError, match="arch.hidden_sizes"):
+        PPOAgent(path)
+    path = _tiny_model_file(tmp_path / "deep.pt", encoder, {"hidden_sizes": [8] * 100})
+    with pytest.raises(CheckpointError, match="arch.hidden_sizes"):
+        read_checkpoint(path)
+
+
+@pytest.mark.parametrize("changes, drop, field", [
+    ({"num_players": 3}, (), "value_head.weight"),                 # other player count than the weights
+    ({"hidden_sizes": [16]}, (), "policy_torso.0.weight"),         # other sizes than the weights
+    ({"hidden_sizes": [8, 8]}, (), "policy_torso.2.weight"),       # an extra layer the weights lack
+    ({"shared_torso": False}, (), "value_torso"),                  # a torso the weights lack
+    ({"obs_size": 7}, (), "policy_torso.0.weight"),
+    ({"dropout": 0.1}, (), "dropout"),                             # an extra key
+    ({}, ("activation",), "activation"),                           # a missing key
+    ({"activation": "swish"}, (), "arch.activation"),
+    ({"mask_in_obs": 1}, (), "arch.mask_in_obs"),
+    ({"num_players": "2"}, (), "arch.num_players"),
+    ({"hidden_sizes": [8.0]}, (), "arch.hidden_sizes"),
+])
+def test_mismatched_arch_is_a_checkpoint_error_naming_the_field(tmp_path, encoder, changes, drop, field):
+    """Issue 18: an arch record that does not fit the tensors (other player count, other sizes, an
+    extra or missing key, a wrong type) is a CheckpointError naming the field, never a raw
+    RuntimeError / TypeError / KeyError from building or loading the network."""
+    path = _tiny_model_file(tmp_path / "bad.pt", encoder, changes, drop)
+    with pytest.raises(CheckpointError, match=field):
+        PPOAgent(path)
+    with pytest.raises(CheckpointError, match=field):
+        read_checkpoint(path)
+
+
+def test_weights_of_the_wrong_shape_or_kind_are_a_checkpoint_error(tmp_path, encoder):
+    bad = _tiny_model_file(tmp_path / "w.pt", encoder, state_changes={"value_head.bias": torch.zeros(3)})
+    with pytest.raises(CheckpointError, match=r"model.value_head.bias has shape \[3\].*num_players=2"):
+        PPOAgent(bad)
+    extra = _tiny_model_file(tmp_path / "x.pt", encoder, state_changes={"extra.weight": torch.zeros(1)})
+    with pytest.raises(CheckpointError, match="unexpected.*extra.weight"):
+        PPOAgent(extra)
+    ints = _tiny_model_file(tmp_path / "i.pt", encoder, state_changes={"value_head.bias": torch.zeros(2, dtype=torch.long)})
+    with pytest.raises(CheckpointError, match="floating-point"):
+        PPOAgent(ints)
+    good = _tiny_model_file(tmp_path / "ok.pt", encoder)
+    assert PPOAgent(good).net.arch["hidden_sizes"] == [8]
+
+
+def test_damaged_training_checkpoint_fields_are_checkpoint_errors(tmp_path, encoder):
+    """The optimizer state, counters, pool list and RNG states of a resumable checkpoint that do
+    not fit are a CheckpointError naming the field (pool names cannot point outside pool/)."""
+    out = tmp_path / "run"
+    PPOTrainer(tiny_config(), out, encoder=encoder, progress=False, tensorboard=False).train(max_updates=1)
+    good = torch.load(out / "checkpoint.pt", weights_only=True)
+    for field, value in (("optimizer", {"state": {}, "param_groups": []}), ("counters", {"update": 1}),
+                         ("pool", ["../../model.pt"]), ("rng", {"torch": torch.zeros(3)})):
+        torch.save({**good, field: value}, out / "checkpoint.pt")
+        with pytest.raises(CheckpointError, match=f"checkpoint's {field}" if field != "pool" else "snapshot names"):
+            PPOTrainer.resume(out, encoder=encoder, progress=False, tensorboard=False)

@@ -144,3 +144,179 @@ def test_cli_benchmarks_print_games_and_intervals(capsys):
     from training.benchmarks import speed
     r = speed(seconds=0.2)
     assert r["random_steps_per_s"] > 0 and r["mcts_sims_per_s"] > 0 and r["clone_in_steps"] > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 18: tournaments that lose everything
+import os  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from agents import registry  # noqa: E402
+from agents.base import Agent  # noqa: E402
+
+
+class _BadAgent(Agent):
+    """Plays random moves, then misbehaves at its ``at``-th decision."""
+
+    def __init__(self, mode: str, at: int = 3, seed=None):
+        super().__init__(seed)
+        self.mode, self.at, self.n = mode, at, 0
+
+    def act(self, game):
+        self.n += 1
+        if self.n == self.at:
+            if self.mode == "raise":
+                raise RuntimeError("boom from the test agent")
+            if self.mode == "illegal":
+                return 10 ** 6
+            if self.mode == "hang":
+                time.sleep(3600)
+            if self.mode == "hard_hang":              # the alarm cannot reach it: only a kill stops it
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+                time.sleep(3600)
+            if self.mode == "exit":
+                os._exit(3)
+        legal = game.legal_actions()
+        return legal[self.rng.randrange(len(legal))]
+
+
+@pytest.fixture
+def bad_agents(monkeypatch):
+    """Agent kinds raiser, illegal, hanger, hard_hanger, exiter (worker processes are forked, so
+    they know them too)."""
+    for kind, mode in (("raiser", "raise"), ("illegal", "illegal"), ("hanger", "hang"), ("hard_hanger", "hard_hang"),
+                       ("exiter", "exit")):
+        monkeypatch.setitem(registry.KINDS, kind, registry.AgentKind(
+            kind, f"test agent: {mode}", {"seed": (int, "seed")}, lambda mode=mode, **kw: _BadAgent(mode, **kw)))
+
+
+def test_failing_agents_forfeit_their_games_and_the_rest_is_played(tmp_path, bad_agents):
+    """Issue 18: an agent that raises, returns an illegal action or whose worker dies (os._exit)
+    forfeits that game; the failure names the agent, the game, the error and the seeds; the other
+    games are played and results.json / standings.csv / games.csv are written."""
+    out = tmp_path / "t"
+    specs = ["random", "random", "raiser", "illegal", "exiter"]
+    result = run_tournament(specs, num_players=2, games_per_pairing=2, seed=5, workers=2, out_dir=out,
+                            progress=False)
+    assert len(result.games) == 20 and result.complete
+    ok = [g for g in result.games if g.ok]
+    assert [sorted(g.names) for g in ok] == [["random", "random#2"]] * 2
+    assert len(result.failures) == 18
+    kinds = {"raiser": "exception", "illegal": "illegal action", "exiter": "worker died"}
+    for f in result.failures:
+        assert f["agent"] in kinds and f["kind"] == kinds[f["agent"]]
+        assert f["message"].startswith(f"game {f['game']} (game seed {f['game_seed']}")
+        assert repr(f["agent"]) in f["message"] and f["seat"] is not None
+        g = result.games[f["game"]]
+        assert g.status == "failed" and g.names[f["seat"]] == f["agent"] and f["game_seed"] == g.game_seed
+    by_agent = {f["agent"]: f for f in result.failures}
+    assert "boom from the test agent" in by_agent["raiser"]["error"]
+    assert "1000000" in by_agent["illegal"]["error"]
+    assert "exit code 3" in by_agent["exiter"]["error"]
+    standings = {s["agent"]: s for s in result.standings}
+    assert standings["random"]["games"] == 2 and standings["raiser"]["games"] == 0
+    assert sum(s["forfeits"] for s in result.standings) == 18
+    doc = json.loads((out / "results.json").read_text())
+    assert len(doc["failures"]) == 18 and doc["complete"] and doc["games_total"] == 20
+    assert {r["agent"]: int(r["forfeits"]) for r in csv.DictReader((out / "standings.csv").open())}["random"] == 0
+    rows = list(csv.DictReader((out / "games.csv").open()))
+    assert sum(r["status"] == "forfeit" for r in rows) == 18 and sum(r["status"] == "ok" for r in rows) == 4
+    # the recorded seeds reproduce the failure in this process
+    from training.tournament import GameJob, run_job
+    f = by_agent["raiser"]
+    again = run_job(GameJob(index=f["game"], game_seed=f["game_seed"], specs=f["specs"],
+                            names=result.games[f["game"]].names, agent_seeds=f["agent_seeds"],
+                            config={"num_players": 2}, replay_path=None))
+    assert again.failure["kind"] == "exception" and again.failure["seat"] == f["seat"]
+
+
+def test_hanging_agents_forfeit_by_the_move_time_limit(tmp_path, bad_agents):
+    """Issue 18: a hanging agent forfeits after the per-move time limit: by the alarm in this
+    process and in a worker, and by the parent killing the worker when the alarm cannot reach it;
+    the tournament goes on and ends."""
+    t = time.perf_counter()
+    r = run_tournament(["random", "hanger"], games_per_pairing=2, seed=1, workers=1, progress=False,
+                       move_time_limit=0.3)
+    assert [f["kind"] for f in r.failures] == ["timeout", "timeout"]
+    assert all(f["agent"] == "hanger" and "0.3 s" in f["error"] for f in r.failures)
+    r = run_tournament(["random", "hard_hanger", "random"], games_per_pairing=2, seed=1, workers=2,
+                       progress=False, move_time_limit=0.3, out_dir=tmp_path / "h")
+    assert len(r.failures) == 4 and all(f["agent"] == "hard_hanger" and f["kind"] == "timeout" for f in r.failures)
+    assert all("worker killed" in f["error"] for f in r.failures)
+    assert sum(g.ok for g in r.games) == 2 and (tmp_path / "h" / "standings.csv").exists()
+    assert time.perf_counter() - t < 40
+
+
+_INTERRUPTED = """
+import sys
+from training.tournament import run_tournament
+run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=9, workers=1, out_dir=sys.argv[1],
+               progress=False)
+"""
+
+
+def test_results_are_written_as_games_finish_and_resume_completes_identically(tmp_path):
+    """Issue 18: a tournament process SIGKILLed mid-schedule has already written the games it
+    finished to results.json (and standings.csv); --resume plays only the missing games and
+    ends with the results of an uninterrupted run with the same seed."""
+    out = tmp_path / "t"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    p = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, str(out)], env=env)
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline and p.poll() is None:
+        try:
+            done = len(json.loads((out / "results.json").read_text())["games"])
+        except (OSError, ValueError):
+            done = 0
+        if done >= 3:
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    doc = json.loads((out / "results.json").read_text())
+    assert 3 <= len(doc["games"]) < 12 and not doc["complete"] and doc["games_total"] == 12
+    assert (out / "standings.csv").exists()
+    played = {g["index"] for g in doc["games"]}
+    (out / ".tmp-123results.json").write_text("{")          # a write the kill interrupted
+    resumed = run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=9, workers=2, out_dir=out,
+                             progress=False, resume=True)
+    straight = run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=9, workers=1,
+                              progress=False)
+
+    def key(r):
+        return [(g.index, g.game_seed, g.names, g.totals, g.ranks, g.num_actions) for g in r.games]
+    assert resumed.complete and key(resumed) == key(straight)
+    assert resumed.ratings == straight.ratings
+    strip = [{k: v for k, v in s.items() if k != "ms_per_decision"} for s in straight.standings]
+    assert [{k: v for k, v in s.items() if k != "ms_per_decision"} for s in resumed.standings] == strip
+    assert {g["index"] for g in json.loads((out / "results.json").read_text())["games"]} >= played
+    assert not list(out.rglob(".tmp-*"))
+    with pytest.raises(ValueError, match="another tournament.*seed"):
+        run_tournament(["random", "heuristic", "random"], games_per_pairing=4, seed=10, out_dir=out, progress=False,
+                       resume=True)
+    with pytest.raises(ValueError, match="does not exist"):
+        run_tournament(["random", "heuristic"], out_dir=tmp_path / "none", progress=False, resume=True)
+
+
+def test_cli_tournament_with_a_failing_agent_and_resume(tmp_path, capsys, bad_agents):
+    """The command names the failing agent and game, still writes the files (exit status 1), and
+    --resume on a finished tournament plays nothing more."""
+    from clans_cli.main import main
+    out = tmp_path / "t"
+    assert main(["tournament", "random", "raiser", "--games-per-pairing", "2", "--out", str(out), "--workers", "1",
+                 "--no-progress", "--move-time-limit", "none"]) == 1
+    captured = capsys.readouterr()
+    assert "agent 'raiser' (seat" in captured.err and "game 0 (game seed" in captured.err
+    assert "2 failed game(s)" in captured.out
+    assert (out / "results.json").exists() and (out / "standings.csv").exists()
+    before = (out / "results.json").read_text()
+    assert main(["tournament", "random", "raiser", "--games-per-pairing", "2", "--out", str(out), "--workers", "1",
+                 "--no-progress", "--resume"]) == 1
+    assert json.loads(before)["games"] == json.loads((out / "results.json").read_text())["games"]
+    assert main(["tournament", "random", "heuristic", "--out", str(out), "--resume", "--no-progress"]) == 2
+    assert "another tournament" in capsys.readouterr().err

@@ -14,21 +14,34 @@ Run directory (``--out``)::
     pool/              frozen snapshots currently in the opponent pool
     log.jsonl          one JSON line per update (and per evaluation)
     tb/                TensorBoard event files
+
+Crash safety: a run can be resumed after a kill at any instant. Every file is written
+atomically; ``save`` writes checkpoint.pt, then model.pt, syncs the folder, and only then deletes
+the pool snapshots the new checkpoint no longer lists (a snapshot leaves the in-memory pool in
+``train_step`` but its file stays until that point). On start, leftover ``.tmp-*`` files and
+pool files the checkpoint does not list are removed, a model.pt that lags the checkpoint is
+rewritten from it, and a torn or unreadable log line is dropped with a warning. A run killed
+before its first checkpoint restarts from its config.toml on ``--resume``.
+``tests/test_ppo_kill_resume.py`` SIGKILLs real runs at random moments and at every write point
+(``CLANS_KILL_AT_WRITE``, below) and resumes each time.
 """
 from __future__ import annotations
 
 import json
 import os
 import random
+import re
+import signal
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, check_encoder, observation_fingerprint,
-                        observation_layout, read_checkpoint)
+from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, arch_difference, check_encoder,
+                        observation_fingerprint, observation_layout, read_checkpoint)
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.game import atomic_write, atomic_write_text
 
@@ -40,6 +53,28 @@ from .selfplay import LEARNER, Rollout, WorkerPool, collect, heuristic_available
 CHECKPOINT_NAME = "checkpoint.pt"
 MODEL_NAME = "model.pt"
 LOG_NAME = "log.jsonl"
+CONFIG_NAME = "config.toml"
+POOL_DIR = "pool"
+TMP_PREFIX = ".tmp-"          # the prefix atomic_write gives its temporary files
+
+# ------------------------------------------------------------------------------------------------
+# crash test hook: with CLANS_KILL_AT_WRITE=N in the environment the process SIGKILLs itself at
+# the N-th write point (1-based): inside a temporary file before its rename, after each rename,
+# halfway through a log line, after each deletion. Used by tests/test_ppo_kill_resume.py and
+# benchmarks/kill_resume.py; CLANS_KILL_TRACE=FILE appends the label of every point passed.
+_write_points = 0
+
+
+def _write_point(label: str) -> None:
+    global _write_points
+    _write_points += 1
+    trace = os.environ.get("CLANS_KILL_TRACE")
+    if trace:
+        with open(trace, "a", encoding="utf-8") as fh:
+            fh.write(f"{_write_points} {label}\n")
+    at = os.environ.get("CLANS_KILL_AT_WRITE")
+    if at and int(at) == _write_points:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -47,7 +82,64 @@ LOG_NAME = "log.jsonl"
 def atomic_torch_save(obj, path) -> None:
     """``torch.save`` written atomically (temporary file, fsync, rename): a crash leaves either the
     old file or the new one, never a torn one."""
-    atomic_write(path, lambda fh: torch.save(obj, fh), binary=True)
+    name = os.path.basename(os.fspath(path))
+
+    def write(fh):
+        torch.save(obj, fh)
+        _write_point(f"inside {name} (temporary file, before the rename)")
+    atomic_write(path, write, binary=True)
+    _write_point(f"after {name}")
+
+
+def _fsync_dir(path) -> None:
+    """Make the renames in folder ``path`` durable (where the platform allows it)."""
+    try:
+        fd = os.open(os.fspath(path), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_SNAPSHOT_NAME = re.compile(r"snapshot_u\d{6,}\.pt")
+
+
+class _field:
+    """Turn any error while restoring checkpoint field ``name`` into a CheckpointError naming it."""
+
+    def __init__(self, path: str, name: str):
+        self.path, self.name = path, name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        if typ is not None and issubclass(typ, Exception) and not issubclass(typ, CheckpointError):
+            raise CheckpointError(f"{self.path!r}: the checkpoint's {self.name} cannot be restored "
+                                  f"({typ.__name__}: {exc})") from None
+        return False
+
+
+def remove_leftovers(out_dir) -> list[str]:
+    """Delete the ``.tmp-*`` files a killed write left in a run folder (and its pool/); returns
+    their names."""
+    out = Path(out_dir)
+    removed = []
+    for folder in (out, out / POOL_DIR):
+        if not folder.is_dir():
+            continue
+        for f in folder.iterdir():
+            if f.name.startswith(TMP_PREFIX) and f.is_file():
+                try:
+                    f.unlink()
+                    removed.append(str(f.relative_to(out)))
+                except FileNotFoundError:
+                    pass
+    return removed
 
 
 def encoder_info(encoder) -> dict:
@@ -96,16 +188,21 @@ class PPOTrainer:
         self.have_heuristic = heuristic_available()
         self._workers: WorkerPool | None = None
         self._mid_update = False     # True while weights have moved but the counters not yet
+        self._saved_update = None    # the update the checkpoint on disk holds (None: none yet)
         self._writer = None
         self._tensorboard = tensorboard
         self.out.mkdir(parents=True, exist_ok=True)
         if _resume_ckpt is not None:
+            remove_leftovers(self.out)
             self._restore(_resume_ckpt)
         else:
             if (self.out / CHECKPOINT_NAME).exists():
                 raise FileExistsError(f"{str(self.out)!r} already holds a run ({CHECKPOINT_NAME}); pass --resume to "
                                       f"continue it or choose another --out")
-            atomic_write_text(self.out / "config.toml", config.to_toml())
+            remove_leftovers(self.out)
+            self._prune_pool(keep=())           # snapshots of an attempt that died before its first checkpoint
+            atomic_write_text(self.out / CONFIG_NAME, config.to_toml())
+            _write_point(f"after {CONFIG_NAME}")
             if (self.out / LOG_NAME).exists():
                 (self.out / LOG_NAME).unlink()
 
@@ -116,6 +213,20 @@ class PPOTrainer:
         fields that do not alter what the run computes (``PPOConfig.RESUME_MUTABLE``)."""
         path = Path(out_dir) / CHECKPOINT_NAME
         if not path.is_file():
+            cfg_path = Path(out_dir) / CONFIG_NAME
+            if cfg_path.is_file():
+                # killed before its first checkpoint: the run is a function of its config, so
+                # starting it again from config.toml is resuming it
+                config = PPOConfig.load(cfg_path)
+                overrides = {k: v for k, v in (overrides or {}).items()
+                             if v is not None and getattr(config, k) != v}
+                fixed = sorted(k for k in overrides if k not in PPOConfig.RESUME_MUTABLE)
+                if fixed:
+                    raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same "
+                                     f"run); fields that may change: {list(PPOConfig.RESUME_MUTABLE)}")
+                warnings.warn(f"{str(path)!r} does not exist yet (the run stopped before its first checkpoint): "
+                              f"starting it again from {str(cfg_path)!r}", stacklevel=2)
+                return cls(config.replace(**overrides), out_dir, encoder=encoder, **kwargs)
             raise FileNotFoundError(f"cannot resume: {str(path)!r} does not exist (start a new run without --resume)")
         ckpt = read_checkpoint(path)
         if ckpt.get("kind") != "checkpoint":
@@ -132,30 +243,95 @@ class PPOTrainer:
         return cls(config, out_dir, encoder=enc, _resume_ckpt=ckpt, **kwargs)
 
     def _restore(self, ckpt: dict) -> None:
-        self.net.load_state_dict(ckpt["model"])
-        self.optimizer.load_state_dict(ckpt["optimizer"])
-        c = ckpt["counters"]
-        self.update, self.global_step, self.decisions, self.games = (c["update"], c["global_step"], c["decisions"],
-                                                                     c["games"])
-        self.elapsed = c["elapsed"]
-        self.cpu = c.get("cpu_s", 0.0)
+        diff = arch_difference(ckpt["arch"], self.net.arch)
+        if diff:
+            raise CheckpointError(f"{str(self.out / CHECKPOINT_NAME)!r}: the checkpoint's arch does not match the "
+                                  f"network its config builds ({'; '.join(diff)})")
+        self.net.load_state_dict(ckpt["model"])        # shapes checked by read_checkpoint
+        where = str(self.out / CHECKPOINT_NAME)
+        with _field(where, "optimizer"):
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+        with _field(where, "counters"):
+            c = ckpt["counters"]
+            self.update, self.global_step, self.decisions, self.games = (
+                int(c["update"]), int(c["global_step"]), int(c["decisions"]), int(c["games"]))
+            self.elapsed = float(c["elapsed"])
+            self.cpu = float(c.get("cpu_s", 0.0))
+        self._saved_update = self.update
         self.pool = []
-        for name in ckpt["pool"]:
-            snap = read_checkpoint(self.out / "pool" / name, num_players=self.config.num_players,
+        with _field(where, "pool"):
+            names = list(ckpt["pool"])
+            bad = [n for n in names if not isinstance(n, str) or not _SNAPSHOT_NAME.fullmatch(n)]
+            if bad:
+                raise ValueError(f"snapshot names must look like snapshot_u000010.pt (got {bad})")
+        for name in names:
+            snap = read_checkpoint(self.out / POOL_DIR / name, num_players=self.config.num_players,
                                    obs_size=self.encoder.size)
+            diff = arch_difference(snap["arch"], self.net.arch)
+            if diff:
+                raise CheckpointError(f"pool snapshot {str(self.out / 'pool' / name)!r} has another architecture "
+                                      f"than the learner ({'; '.join(diff)})")
             net = PolicyValueNet.from_arch(snap["arch"])
             net.load_state_dict(snap["model"])
             self.pool.append((name, net.eval()))
-        rng = ckpt["rng"]
-        torch.set_rng_state(rng["torch"])
-        np.random.set_state(_np_state_from_plain(rng["numpy"]))
-        random.setstate(_to_tuple(rng["python"]))
+        with _field(where, "rng"):
+            rng = ckpt["rng"]
+            torch.set_rng_state(rng["torch"])
+            np.random.set_state(_np_state_from_plain(rng["numpy"]))
+            random.setstate(_to_tuple(rng["python"]))
+        # files written after the checkpoint: pool snapshots it does not list (added, or left
+        # over from a later checkpoint's pruning) go; model.pt is brought back to the checkpoint
+        self._prune_pool(keep=[name for name, _ in self.pool])
+        self._repair_model()
         # forget log lines written after the checkpoint (a crash between log and checkpoint)
         log = self.out / LOG_NAME
         if log.exists():
-            kept = [ln for ln in log.read_text(encoding="utf-8").splitlines()
-                    if ln.strip() and json.loads(ln).get("update", 0) <= self.update]
+            kept = []
+            for i, ln in enumerate(log.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                if not ln.strip():
+                    continue
+                try:
+                    row = json.loads(ln)
+                    update = row.get("update", 0)
+                    if not isinstance(update, int):
+                        raise ValueError(f"update is {update!r}")
+                except ValueError as e:          # a line torn by a kill mid-write (or damaged)
+                    warnings.warn(f"{str(log)!r} line {i} is not a complete JSON log row ({e}); dropping it",
+                                  stacklevel=2)
+                    continue
+                if update <= self.update:
+                    kept.append(ln)
             atomic_write_text(log, "".join(ln + "\n" for ln in kept))
+            _write_point(f"after rewriting {LOG_NAME}")
+
+    def _repair_model(self) -> None:
+        """Rewrite model.pt from the restored weights unless it already holds this update."""
+        path = self.out / MODEL_NAME
+        try:
+            counters = read_checkpoint(path).get("counters", {})
+            if counters.get("update") == self.update and counters.get("global_step") == self.global_step:
+                return
+        except (OSError, ValueError):        # missing, torn or foreign: rewrite it
+            pass
+        self._export()
+
+    def _export(self) -> None:
+        export_model(self.net, self.config, self.out / MODEL_NAME, self.encoder,
+                     {"counters": {"update": self.update, "global_step": self.global_step}})
+
+    def _prune_pool(self, keep) -> None:
+        """Delete the snapshot files under pool/ that are not in ``keep``."""
+        folder = self.out / POOL_DIR
+        if not folder.is_dir():
+            return
+        keep = set(keep)
+        for f in sorted(folder.iterdir()):
+            if f.suffix == ".pt" and f.name not in keep and not f.name.startswith(TMP_PREFIX):
+                try:
+                    f.unlink()
+                except FileNotFoundError:
+                    pass
+                _write_point(f"after deleting pool/{f.name}")
 
     # ---- checkpoints ----------------------------------------------------------------------------
     def checkpoint_dict(self) -> dict:
@@ -171,25 +347,29 @@ class PPOTrainer:
         }
 
     def save(self) -> Path:
-        """Write checkpoint.pt and model.pt atomically; returns the checkpoint path."""
+        """Write checkpoint.pt and model.pt atomically, make them durable, then delete the pool
+        snapshots the new checkpoint no longer lists (the previous checkpoint may still have
+        needed them); returns the checkpoint path. A kill at any point leaves a resumable run."""
         path = self.out / CHECKPOINT_NAME
         atomic_torch_save(self.checkpoint_dict(), path)
-        export_model(self.net, self.config, self.out / MODEL_NAME, self.encoder,
-                     {"counters": {"update": self.update, "global_step": self.global_step}})
+        self._export()
+        _fsync_dir(self.out)
+        self._prune_pool(keep=[name for name, _ in self.pool])
+        self._saved_update = self.update
         return path
 
     def _add_to_pool(self) -> None:
+        """Add a frozen snapshot of the learner; the oldest leaves the in-memory pool, but its file
+        is deleted only by the next ``save`` (the last checkpoint on disk may still list it)."""
         name = f"snapshot_u{self.update:06d}.pt"
-        export_model(self.net, self.config, self.out / "pool" / name, self.encoder, {"counters": {"update": self.update}})
+        export_model(self.net, self.config, self.out / POOL_DIR / name, self.encoder,
+                     {"counters": {"update": self.update}})
+        _fsync_dir(self.out / POOL_DIR)
         frozen = PolicyValueNet.from_arch(self.net.arch)
         frozen.load_state_dict(self.net.state_dict())
         self.pool.append((name, frozen.eval()))
         while len(self.pool) > self.config.pool_size:
-            old, _ = self.pool.pop(0)
-            try:
-                (self.out / "pool" / old).unlink()
-            except FileNotFoundError:
-                pass
+            self.pool.pop(0)
 
     # ---- one update -------------------------------------------------------------------------------
     def collect(self, seed: np.random.SeedSequence, progress=None) -> Rollout:
@@ -312,8 +492,16 @@ class PPOTrainer:
 
     # ---- logging -------------------------------------------------------------------------------------
     def _log(self, row: dict) -> None:
+        line = json.dumps(row) + "\n"
         with open(self.out / LOG_NAME, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
+            if os.environ.get("CLANS_KILL_AT_WRITE"):     # the crash test: a kill mid-line tears it
+                fh.write(line[:len(line) // 2])
+                fh.flush()
+                _write_point(f"halfway through a {LOG_NAME} line")
+                fh.write(line[len(line) // 2:])
+            else:
+                fh.write(line)
+        _write_point(f"after a {LOG_NAME} line")
         if self._writer is None and self._tensorboard:
             from torch.utils.tensorboard import SummaryWriter
             self._writer = SummaryWriter(log_dir=str(self.out / "tb"), purge_step=self.global_step)
@@ -385,7 +573,8 @@ class PPOTrainer:
                     self.save()
             if done_here and self.update % cfg.eval_every != 0 and self.global_step < cfg.total_steps:
                 last_eval = self._eval_and_log()      # stopped by a budget: evaluate where it stopped
-            self.save()
+            if self._saved_update != self.update:
+                self.save()
         except KeyboardInterrupt:
             # weights and counters agree unless the interrupt hit the SGD step itself
             if not self._mid_update:

@@ -16,6 +16,18 @@ Reproducibility. Game ``i`` gets its game seed and its agents' seeds from the to
 and results are gathered in game order whatever the worker count, so the same call gives the
 same games, scores and ratings (agents budgeted in seconds, e.g. ``mcts:seconds=1``, are the
 exception: their play depends on machine speed).
+
+Failures. Every game runs under a guard: an agent that raises (also while being built),
+returns an illegal action, exceeds the per-move time limit (``move_time_limit`` seconds, default
+60, None = off) or whose worker process dies forfeits that game. The game is recorded as failed
+(agent, seat, spec, game index, error, game and agent seeds to reproduce it), is left out of the
+standings and ratings (each agent's ``forfeits`` counts them), and the rest of the schedule goes
+on. The time limit is enforced with ``SIGALRM`` around every ``act()`` (in worker processes, and
+in-process when running in the main thread); in worker processes the parent also kills a worker
+whose move overruns the limit by a grace period (an agent stuck in C code that the alarm cannot
+interrupt) and starts a new one. results.json, standings.csv and games.csv are rewritten as games
+finish, and ``resume=True`` continues an interrupted tournament from its results.json, playing
+only the games it lacks: the final results equal an uninterrupted run's.
 """
 from __future__ import annotations
 
@@ -24,13 +36,19 @@ import io
 import itertools
 import json
 import math
+import multiprocessing as mp
 import os
+import signal
+import sys
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+import traceback
+from collections import deque
+from dataclasses import asdict, dataclass, field, fields
+from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 
-from clans_env.engine import Game, GameConfig
+from clans_env.engine import Game, GameConfig, IllegalActionError
 from clans_env.engine.game import atomic_write_text
 
 from .ratings import RatingTable, mean_interval, wilson_interval
@@ -39,6 +57,10 @@ MODES = ("round-robin", "gauntlet")
 #: the README's main job: a short default tournament (a few minutes on 2 cores)
 QUICK_AGENTS = ("random", "heuristic", "mcts:sims=50")
 QUICK_GAMES_PER_PAIRING = 8
+#: default per-move time limit (seconds): generous, it only stops agents that hang
+DEFAULT_MOVE_TIME_LIMIT = 60.0
+#: how long past the limit a worker's move may run before the parent kills the worker
+KILL_GRACE = 2.0
 
 
 @dataclass
@@ -50,6 +72,7 @@ class GameJob:
     agent_seeds: list
     config: dict           # GameConfig fields (seed replaced by game_seed)
     replay_path: str | None
+    move_time_limit: float | None = None
 
 
 @dataclass
@@ -57,13 +80,24 @@ class GameResult:
     index: int
     game_seed: int
     names: list
-    scores: list           # final score sheet per seat
-    totals: list
-    ranks: list
-    decisions: list        # decisions taken per seat
-    think_seconds: list    # total time per seat inside act()
-    num_actions: int
+    scores: list = field(default_factory=list)     # final score sheet per seat ([] if failed)
+    totals: list = field(default_factory=list)
+    ranks: list = field(default_factory=list)
+    decisions: list = field(default_factory=list)  # decisions taken per seat
+    think_seconds: list = field(default_factory=list)   # total time per seat inside act()
+    num_actions: int = 0
     replay_path: str | None = None
+    status: str = "ok"                             # "ok" or "failed"
+    failure: dict | None = None                    # see game_failure()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GameResult":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
 
 
 @dataclass
@@ -81,6 +115,10 @@ class TournamentResult:
     seconds: float = 0.0
     out_dir: str | None = None
     files: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)    # the failure record of every failed game
+    games_total: int = 0                            # games in the schedule
+    complete: bool = True                           # False while (or if) games are missing
+    params: dict = field(default_factory=dict)      # what defines the schedule (checked on resume)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -138,37 +176,164 @@ def _derive_seed(*parts: int) -> int:
 
 # ------------------------------------------------------------------------------------------------
 # one game
-def play_game(agents, config: GameConfig):
-    """Play one game with ``agents[seat]``; returns (game, decisions per seat, seconds per seat)."""
+class MoveTimeout(BaseException):
+    """An agent's act() ran past the per-move time limit (a BaseException, so that an agent's own
+    ``except Exception`` does not swallow it)."""
+
+
+class AgentFault(Exception):
+    """An agent failed a game: ``seat``, ``kind`` (exception, illegal action, timeout) and the
+    error text."""
+
+    def __init__(self, seat: int, kind: str, error: str):
+        super().__init__(f"seat {seat}: {kind}: {error}")
+        self.seat, self.kind, self.error = seat, kind, error
+
+
+def _alarm(signum, frame):
+    raise MoveTimeout()
+
+
+class _MoveTimer:
+    """SIGALRM-based per-move time limit (main thread only; elsewhere it does nothing) that also
+    publishes the move's start time and seat in ``state`` (a shared array, for the parent's
+    watchdog over worker processes)."""
+
+    def __init__(self, limit: float | None, state=None):
+        self.limit = limit if limit and limit > 0 else None
+        self.state = state
+        self.armed = self.limit is not None and threading.current_thread() is threading.main_thread()
+        self._old = None
+        self.seat = None
+
+    def __enter__(self):
+        if self.armed:
+            # a caller's own alarm (e.g. a test timeout) is suspended for the game and restored after
+            self._outer = signal.setitimer(signal.ITIMER_REAL, 0)
+            self._entered = time.monotonic()
+            self._old = signal.signal(signal.SIGALRM, _alarm)
+        return self
+
+    def __exit__(self, *exc):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old if self._old is not None else signal.SIG_DFL)
+            remaining, interval = self._outer
+            if remaining > 0:
+                left = remaining - (time.monotonic() - self._entered)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
+        if self.state is not None:
+            self.state[0] = 0.0
+        return False
+
+    def start(self, seat: int) -> None:
+        self.seat = seat
+        if self.state is not None:
+            self.state[1] = seat
+            self.state[0] = time.monotonic()
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, self.limit)
+
+    def stop(self) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if self.state is not None:
+            self.state[0] = 0.0
+
+
+def _error_text(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def play_game(agents, config: GameConfig, move_time_limit: float | None = None, state=None):
+    """Play one game with ``agents[seat]``; returns (game, decisions per seat, seconds per seat).
+
+    Raises ``AgentFault`` naming the seat when an agent raises, exceeds ``move_time_limit``
+    seconds in one ``act()`` or returns an illegal action."""
     game = Game(config)
     n = config.num_players
     decisions = [0] * n
     seconds = [0.0] * n
     perf = time.perf_counter
-    while not game.is_terminal():
-        p = game.current_player
-        t = perf()
-        action = agents[p].act(game)
-        seconds[p] += perf() - t
-        decisions[p] += 1
-        game.apply(action)
+    with _MoveTimer(move_time_limit, state) as timer:
+        try:
+            while not game.is_terminal():
+                p = game.current_player
+                t = perf()
+                timer.start(p)
+                try:
+                    action = agents[p].act(game)
+                    timer.stop()
+                except Exception as e:
+                    timer.stop()
+                    raise AgentFault(p, "exception", f"act() raised {_error_text(e)} (decision {decisions[p] + 1})"
+                                                     f"\n{traceback.format_exc(limit=-8)}") from None
+                seconds[p] += perf() - t
+                decisions[p] += 1
+                try:
+                    game.apply(action)
+                except IllegalActionError as e:
+                    raise AgentFault(p, "illegal action", f"returned {action!r} (decision {decisions[p]}): {e}") \
+                        from None
+                except Exception as e:
+                    raise AgentFault(p, "exception", f"applying its action {action!r} raised {_error_text(e)}\n"
+                                                     f"{traceback.format_exc(limit=-8)}") from None
+        except MoveTimeout:                  # from act(), or a moment after it (the alarm is asynchronous)
+            timer.stop()
+            raise AgentFault(timer.seat, "timeout", f"act() ran past the per-move time limit of "
+                                                    f"{move_time_limit:g} s") from None
     return game, decisions, seconds
 
 
-def run_job(job: GameJob) -> GameResult:
-    """Play one scheduled game (in a worker process or inline) and write its replay file."""
+def game_failure(job: GameJob, seat: int | None, kind: str, error: str) -> dict:
+    """The record of a failed game: which agent (seat, name, spec), which game, the error and the
+    seeds that reproduce it, plus a one-line ``message`` naming the agent and the game."""
+    name = job.names[seat] if seat is not None else None
+    spec = job.specs[seat] if seat is not None else None
+    who = f"agent {name!r} (seat {seat}, spec {spec!r})" if seat is not None else "no agent was moving"
+    first = error.strip().splitlines()[0] if error.strip() else kind
+    return {"game": job.index, "agent": name, "seat": seat, "spec": spec, "kind": kind, "error": error.strip(),
+            "game_seed": job.game_seed, "agent_seeds": list(job.agent_seeds), "specs": list(job.specs),
+            "message": f"game {job.index} (game seed {job.game_seed}, agent seeds {list(job.agent_seeds)}): {who} "
+                       f"forfeits: {kind}: {first}"}
+
+
+def failed_result(job: GameJob, seat: int | None, kind: str, error: str) -> GameResult:
+    return GameResult(index=job.index, game_seed=job.game_seed, names=list(job.names), replay_path=None,
+                      status="failed", failure=game_failure(job, seat, kind, error))
+
+
+def run_job(job: GameJob, state=None) -> GameResult:
+    """Play one scheduled game (in a worker process or inline) and write its replay file. Never
+    raises for an agent's fault: a failed game comes back as a result with status "failed"."""
     from agents import make
 
     # the job's seed unless the spec fixes one (e.g. "mcts:sims=50,seed=3")
-    agents = [make(spec, seed=s) for spec, s in zip(job.specs, job.agent_seeds)]
+    agents = []
     try:
+        for seat, (spec, s) in enumerate(zip(job.specs, job.agent_seeds)):
+            if state is not None:                # -1: building seat's agent (for a death's message)
+                state[1], state[0] = seat, -1.0
+            try:
+                agents.append(make(spec, seed=s))
+            except Exception as e:
+                return failed_result(job, seat, "exception", f"could not be built: {_error_text(e)}")
+            finally:
+                if state is not None:
+                    state[0] = 0.0
         config = GameConfig.from_dict({**job.config, "seed": job.game_seed})
-        game, decisions, seconds = play_game(agents, config)
+        try:
+            game, decisions, seconds = play_game(agents, config, job.move_time_limit, state)
+        except AgentFault as f:
+            return failed_result(job, f.seat, f.kind, f.error)
     finally:
         for a in agents:
             close = getattr(a, "close", None)
             if close:
-                close()
+                try:
+                    close()
+                except Exception:
+                    pass
     scores = game.final_scores()
     result = GameResult(index=job.index, game_seed=job.game_seed, names=list(job.names), scores=scores,
                         totals=[r["total"] for r in scores], ranks=[r["rank"] for r in scores],
@@ -186,14 +351,21 @@ def run_job(job: GameJob) -> GameResult:
 # the tournament
 def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2, mode: str = "round-robin",
                    seed: int = 0, workers: int = 2, out_dir=None, progress: bool = True,
-                   config: dict | None = None, max_games: int | None = None) -> TournamentResult:
+                   config: dict | None = None, max_games: int | None = None,
+                   move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT, resume: bool = False,
+                   retry_failed: bool = False) -> TournamentResult:
     """Play the schedule (see the module docstring) and return the results; with ``out_dir``
-    also write results.json, games.csv, standings.csv, ratings.png and replays/.
+    also write results.json, games.csv, standings.csv, ratings.png and replays/ (the first three
+    rewritten as games finish).
 
     games_per_pairing: games per lineup (rounded up to a multiple of num_players so that seats
         rotate fully).
     config: extra GameConfig fields for every game (e.g. {"clan_selection": "draft"}).
     max_games: stop the schedule after this many games (for smoke tests).
+    move_time_limit: seconds an agent may take for one move before it forfeits (None: no limit).
+    resume: continue the tournament whose results.json is in ``out_dir`` (same agents, players,
+        mode, seed, games per pairing and config): only the games it lacks are played.
+    retry_failed: with ``resume``, play the failed games again too.
     """
     from agents import parse_spec
 
@@ -207,52 +379,260 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     base_config = dict(config or {})
     base_config["num_players"] = num_players
     GameConfig.from_dict({**base_config, "seed": 0})        # validate the configuration
+    if move_time_limit is not None and not move_time_limit > 0:
+        raise ValueError(f"move_time_limit must be a positive number of seconds or None (got {move_time_limit!r})")
     plan = schedule(len(specs), num_players, mode, games_per_pairing)
     if max_games is not None:
         plan = plan[:max_games]
+    params = {"agents": specs, "num_players": num_players, "mode": mode, "seed": seed,
+              "games_per_pairing": games_per_pairing, "config": dict(config or {})}
     replay_dir = None
+    if resume and out_dir is None:
+        raise ValueError("resume needs the out_dir of the tournament to continue")
     if out_dir is not None:
         out_dir = Path(out_dir)
         replay_dir = out_dir / "replays"
         replay_dir.mkdir(parents=True, exist_ok=True)
+        for folder in (out_dir, replay_dir):        # temporary files of writes a kill interrupted
+            for f in folder.glob(".tmp-*"):
+                try:
+                    f.unlink()
+                except OSError:
+                    pass
     jobs = []
     for i, (deal, seats) in enumerate(plan):
         game_seed = _derive_seed(seed, deal)
         jobs.append(GameJob(
             index=i, game_seed=game_seed, specs=[specs[k] for k in seats], names=[names[k] for k in seats],
             agent_seeds=[_derive_seed(seed, i, seat, 7) for seat in range(num_players)], config=base_config,
-            replay_path=str(replay_dir / f"game_{i:05d}.json") if replay_dir else None))
+            replay_path=str(replay_dir / f"game_{i:05d}.json") if replay_dir else None,
+            move_time_limit=move_time_limit))
+    done: dict[int, GameResult] = {}
+    seconds_before = 0.0
+    if resume:
+        done, seconds_before = load_for_resume(out_dir, params, jobs, retry_failed)
+    todo = [job for job in jobs if job.index not in done]
     t0 = time.perf_counter()
-    results = _run_jobs(jobs, workers, progress, names)
-    result = summarise(results, names, dict(zip(names, specs)), num_players, mode, seed)
-    result.seconds = time.perf_counter() - t0
+    spec_of = dict(zip(names, specs))
+
+    def build(complete: bool) -> TournamentResult:
+        r = summarise([done[i] for i in sorted(done)], names, spec_of, num_players, mode, seed)
+        r.seconds = seconds_before + time.perf_counter() - t0
+        r.games_total, r.complete, r.params = len(jobs), complete, params
+        if out_dir is not None:
+            r.out_dir = str(out_dir)
+        return r
+
+    saver = _IncrementalSaver(out_dir, build) if out_dir is not None else None
+    finished = False
+    try:
+        for r in _run_jobs(todo, workers, progress, names, done):
+            done[r.index] = r
+            if not r.ok:
+                _say(r.failure["message"], progress)
+            if saver is not None:
+                saver.game_done()
+        finished = True
+    finally:
+        if saver is not None and not finished:
+            saver.flush(complete=False)             # interrupted: keep every game played
+    result = build(complete=len(done) == len(jobs))
     if out_dir is not None:
-        result.out_dir = str(out_dir)
         save_results(result, out_dir)
     return result
 
 
-def _run_jobs(jobs, workers: int, progress: bool, names) -> list[GameResult]:
-    results: dict[int, GameResult] = {}
+def _say(text: str, progress: bool) -> None:
+    """A line on stderr (above the progress bar when it is shown)."""
+    print(text, file=sys.stderr, flush=True)
+
+
+class _IncrementalSaver:
+    """Rewrites results.json, standings.csv and games.csv (atomically) after every finished game;
+    when a rewrite takes long (big tournaments), waits so that writing stays under ~10% of the
+    wall time. ``flush`` writes whatever is pending (at the end, or on an interruption)."""
+
+    def __init__(self, out_dir, build):
+        self.out_dir, self.build = out_dir, build
+        self.pending = False
+        self.last_end = 0.0
+        self.last_cost = 0.0
+
+    def game_done(self) -> None:
+        self.pending = True
+        if time.perf_counter() - self.last_end >= 10 * self.last_cost:
+            self.flush(complete=False)
+
+    def flush(self, complete: bool) -> None:
+        if not self.pending and not complete:
+            return
+        t = time.perf_counter()
+        save_results(self.build(complete), self.out_dir, plot=False)
+        self.last_end = time.perf_counter()
+        self.last_cost = self.last_end - t
+        self.pending = False
+
+
+def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> tuple[dict, float]:
+    """The games already played by the tournament in ``out_dir`` ({index: GameResult}) and its
+    seconds so far; raises ``ValueError`` when results.json is missing or belongs to another
+    tournament (other agents, players, mode, seed, games per pairing or game config)."""
+    path = Path(out_dir) / "results.json"
+    if not path.is_file():
+        raise ValueError(f"cannot resume: {str(path)!r} does not exist (start the tournament without --resume)")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot resume: {str(path)!r} is not readable JSON ({e})") from None
+    stored = doc.get("params") or {}
+    diff = [f"{k}: {stored.get(k)!r} in the file, {v!r} now" for k, v in params.items() if stored.get(k) != v]
+    if diff:
+        raise ValueError(f"cannot resume from {str(path)!r}: it is another tournament ({'; '.join(diff)})")
+    done = {}
+    by_index = {job.index: job for job in jobs}
+    for d in doc.get("games", []):
+        r = GameResult.from_dict(d)
+        job = by_index.get(r.index)
+        if job is None:
+            continue                                     # beyond a smaller max_games now
+        if r.game_seed != job.game_seed or list(r.names) != list(job.names):
+            raise ValueError(f"cannot resume from {str(path)!r}: game {r.index} there has seed {r.game_seed} and "
+                             f"seats {r.names}, the schedule has {job.game_seed} and {job.names}")
+        if r.ok or not retry_failed:
+            done[r.index] = r
+    return done, float(doc.get("seconds") or 0.0)
+
+
+# ------------------------------------------------------------------------------------------------
+# running the games: in this process, or in worker processes watched for hangs and deaths
+def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = None):
+    """Yield a GameResult per job as games finish (a failed game is a result too)."""
     bar = _progress_bar(len(jobs), progress)
     tally = {n: 0.0 for n in names}
+    for r in (done or {}).values():
+        _leader_text(tally, r)
     with bar as (advance):
-        if workers <= 1 or len(jobs) == 1:
+        if workers <= 1 or len(jobs) <= 1:
             for job in jobs:
                 r = run_job(job)
-                results[r.index] = r
                 advance(_leader_text(tally, r))
+                yield r
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(run_job, job) for job in jobs]
-                for f in as_completed(futures):
-                    r = f.result()
-                    results[r.index] = r
+            with _WorkerPool(min(workers, len(jobs))) as pool:
+                for r in pool.run(jobs):
                     advance(_leader_text(tally, r))
-    return [results[i] for i in sorted(results)]
+                    yield r
+
+
+def _worker_main(conn, state) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)        # Ctrl-C is the parent's to handle
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        conn.send(run_job(job, state))
+
+
+class _Worker:
+    def __init__(self, ctx):
+        self.conn, child = ctx.Pipe()
+        self.state = ctx.Array("d", 2, lock=False)     # [start of the current move (monotonic) or 0, seat]
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.state))   # not daemonic: agents may start processes (mcts:workers=)
+        self.proc.start()
+        child.close()
+        self.job: GameJob | None = None
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except (OSError, AttributeError):
+            pass
+        self.proc.join(5)
+        self.conn.close()
+
+
+class _WorkerPool:
+    """Worker processes playing one game at a time each. A worker that dies fails its game
+    ("worker died", naming the agent that was moving); one whose move overruns the time limit by
+    ``KILL_GRACE`` seconds (the in-worker alarm could not stop it) is killed and fails its game
+    ("timeout"); either way a fresh worker takes its place and the schedule goes on."""
+
+    def __init__(self, n: int):
+        self.ctx = mp.get_context()
+        self.workers = [_Worker(self.ctx) for _ in range(n)]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for w in self.workers:
+            if exc[0] is None and w.proc.is_alive():
+                try:
+                    w.conn.send(None)
+                except OSError:
+                    pass
+        for w in self.workers:
+            if exc[0] is None:
+                w.proc.join(5)
+            if w.proc.is_alive():
+                w.kill()
+        return False
+
+    def _replace(self, w: _Worker) -> None:
+        w.kill()
+        self.workers[self.workers.index(w)] = _Worker(self.ctx)
+
+    def run(self, jobs):
+        queue = deque(jobs)
+        while queue or any(w.job is not None for w in self.workers):
+            for w in self.workers:
+                if w.job is None and queue:
+                    w.job = queue.popleft()
+                    w.state[0] = 0.0
+                    try:
+                        w.conn.send(w.job)
+                    except OSError:
+                        pass                             # a dead worker: noticed below
+            busy = [w for w in self.workers if w.job is not None]
+            ready = set(mp_wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=0.2))
+            now = time.monotonic()
+            for w in busy:
+                job = w.job
+                if w.conn in ready or w.proc.sentinel in ready:
+                    try:
+                        if w.conn.poll():
+                            result = w.conn.recv()
+                            w.job = None
+                            yield result
+                            continue
+                    except (EOFError, OSError):
+                        pass
+                    if w.proc.is_alive() and w.proc.sentinel not in ready:
+                        continue
+                    w.proc.join(1)
+                    seat = int(w.state[1]) if w.state[0] != 0 else None
+                    code = w.proc.exitcode
+                    self._replace(w)
+                    yield failed_result(job, seat, "worker died",
+                                        f"the worker process playing the game died (exit code {code})"
+                                        + ("" if seat is not None else " between moves"))
+                    continue
+                limit = job.move_time_limit
+                started = w.state[0]
+                if limit and started > 0 and now - started > limit + KILL_GRACE:
+                    seat = int(w.state[1])
+                    self._replace(w)
+                    yield failed_result(job, seat, "timeout",
+                                        f"act() ran past the per-move time limit of {limit:g} s and did not stop "
+                                        f"(worker killed after {now - started:.1f} s)")
 
 
 def _leader_text(tally: dict, r: GameResult) -> str:
+    if not r.ok:
+        return f"game {r.index} failed: {r.failure['agent']}"
     for name, share in zip(r.names, win_shares(r.ranks)):
         tally[name] += share
     leader = max(tally, key=tally.get)
@@ -302,10 +682,15 @@ def summarise(results: list[GameResult], names, specs: dict, num_players: int, m
     out = TournamentResult(agents=list(names), specs=specs, num_players=num_players, mode=mode, seed=seed,
                            games=results)
     per = {n: {"wins": 0.0, "games": 0, "scores": [], "ranks": [], "margins": [], "decisions": 0,
-               "seconds": 0.0} for n in names}
+               "seconds": 0.0, "forfeits": 0} for n in names}
     h2h = {a: {b: [0.0, 0] for b in names if b != a} for a in names}
     ratings = RatingTable(names)
     for r in results:
+        if not r.ok:                      # a forfeit is no playing result: not in the standings or ratings
+            out.failures.append(r.failure)
+            if r.failure.get("agent") in per:
+                per[r.failure["agent"]]["forfeits"] += 1
+            continue
         shares = win_shares(r.ranks)
         for seat, name in enumerate(r.names):
             row = per[name]
@@ -340,6 +725,7 @@ def summarise(results: list[GameResult], names, specs: dict, num_players: int, m
             "mu": rating_table[name]["mu"], "sigma": rating_table[name]["sigma"],
             "ordinal": rating_table[name]["ordinal"],
             "ms_per_decision": 1000 * row["seconds"] / row["decisions"] if row["decisions"] else 0.0,
+            "forfeits": row["forfeits"],
         })
     standings.sort(key=lambda s: (-s["ordinal"], s["agent"]))
     out.standings = standings
@@ -353,8 +739,9 @@ def summarise(results: list[GameResult], names, specs: dict, num_players: int, m
 
 # ------------------------------------------------------------------------------------------------
 # output
-def save_results(result: TournamentResult, out_dir) -> dict:
-    """results.json, standings.csv, games.csv and ratings.png under ``out_dir`` (atomic writes)."""
+def save_results(result: TournamentResult, out_dir, plot: bool = True) -> dict:
+    """results.json, standings.csv, games.csv and (with ``plot``) ratings.png under ``out_dir``
+    (atomic writes)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {"results": str(out_dir / "results.json"), "standings": str(out_dir / "standings.csv"),
@@ -364,25 +751,31 @@ def save_results(result: TournamentResult, out_dir) -> dict:
     atomic_write_text(files["results"], json.dumps(_finite(result.to_dict()), indent=1, allow_nan=False))
     buf = io.StringIO()
     cols = ["agent", "spec", "games", "wins", "win_rate", "win_rate_lo", "win_rate_hi", "mean_score", "mean_score_lo",
-            "mean_score_hi", "mean_margin", "mean_rank", "mu", "sigma", "ordinal", "ms_per_decision"]
+            "mean_score_hi", "mean_margin", "mean_rank", "mu", "sigma", "ordinal", "ms_per_decision", "forfeits"]
     w = csv.writer(buf)
     w.writerow(cols)
     for s in result.standings:
         w.writerow([s["agent"], s["spec"], s["games"], s["wins"], _r(s["win_rate"]), _r(s["win_rate_ci95"][0]),
                     _r(s["win_rate_ci95"][1]), _r(s["mean_score"]), _r(s["mean_score_ci95"][0]),
                     _r(s["mean_score_ci95"][1]), _r(s["mean_margin"]), _r(s["mean_rank"]), _r(s["mu"]),
-                    _r(s["sigma"]), _r(s["ordinal"]), _r(s["ms_per_decision"])])
+                    _r(s["sigma"]), _r(s["ordinal"]), _r(s["ms_per_decision"]), s.get("forfeits", 0)])
     atomic_write_text(files["standings"], buf.getvalue())
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["game", "game_seed", "seat", "agent", "total", "rank", "decisions", "think_seconds", "num_actions",
-                "replay"])
+                "replay", "status", "error"])
     for g in result.games:
         for seat, name in enumerate(g.names):
-            w.writerow([g.index, g.game_seed, seat, name, g.totals[seat], g.ranks[seat], g.decisions[seat],
-                        g.think_seconds[seat], g.num_actions, os.path.basename(g.replay_path or "")])
+            if g.ok:
+                w.writerow([g.index, g.game_seed, seat, name, g.totals[seat], g.ranks[seat], g.decisions[seat],
+                            g.think_seconds[seat], g.num_actions, os.path.basename(g.replay_path or ""), "ok", ""])
+            else:
+                culprit = g.failure.get("seat") == seat
+                w.writerow([g.index, g.game_seed, seat, name, "", "", "", "", "", "",
+                            "forfeit" if culprit else "failed", g.failure["message"] if culprit else ""])
     atomic_write_text(files["games"], buf.getvalue())
-    plot_ratings(result, files["ratings_plot"])
+    if plot:
+        plot_ratings(result, files["ratings_plot"])
     return files
 
 
@@ -419,7 +812,7 @@ def plot_ratings(result: TournamentResult, path) -> None:
                         color=line.get_color(), alpha=0.15)
     ax.set_xlabel("games played")
     ax.set_ylabel("OpenSkill mu (band: +-sigma)")
-    ax.set_title(f"Ratings over the tournament ({len(result.games)} games, {result.num_players} players)")
+    ax.set_title(f"Ratings over the tournament ({len(result.rating_history)} games, {result.num_players} players)")
     ax.legend(fontsize=8)
     names = [s["agent"] for s in result.standings]
     ordinals = [s["ordinal"] for s in result.standings]
@@ -442,8 +835,10 @@ def report_table(result: TournamentResult):
     """The standings as a rich Table."""
     from rich.table import Table
 
-    t = Table(title=f"{result.mode} tournament: {len(result.games)} games, {result.num_players} players, "
-                    f"seed {result.seed} ({result.seconds:.0f} s)")
+    played = sum(1 for g in result.games if g.ok)
+    failed = len(result.games) - played
+    t = Table(title=f"{result.mode} tournament: {played} games" + (f" (+{failed} failed)" if failed else "")
+                    + f", {result.num_players} players, seed {result.seed} ({result.seconds:.0f} s)")
     for col in ("agent", "games", "win rate [95% CI]", "mean VP [95% CI]", "margin", "rank", "OpenSkill mu+-sigma",
                 "ordinal", "ms/move"):
         t.add_column(col, justify="left" if col == "agent" else "right")
@@ -483,6 +878,13 @@ def print_report(result: TournamentResult, console=None) -> None:
     console.print(report_table(result))
     if len(result.agents) > 2 or result.num_players > 2:
         console.print(head_to_head_table(result))
+    if result.failures:
+        console.print(f"[bold red]{len(result.failures)} failed game(s)[/] (left out of the standings and ratings; "
+                      f"the agent forfeits):", highlight=False)
+        for f in result.failures:
+            console.print(f"  {f['message']}", highlight=False, markup=False)
+    if not result.complete:
+        console.print(f"incomplete: {len(result.games)} of {result.games_total} games; continue with --resume")
     if result.files:
         console.print(f"results: {result.files['results']}  standings: {result.files['standings']}  "
                       f"games: {result.files['games']}")
