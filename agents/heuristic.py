@@ -35,9 +35,10 @@ from dataclasses import dataclass
 
 from clans_env.engine import data as D
 from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
-from clans_env.engine.rules.scoring import (connected_settlements, import_values, scoring_tile_glory,
-                                            threshold_vp, tier_split)
-from clans_env.engine.state import (ACTION, GAME_OVER, K_BONUS_ORDER, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
+from clans_env.engine.rules.awards import award_vp
+from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
+                                            scoring_tile_glory, threshold_vp, tier_split)
+from clans_env.engine.state import (ACTION, GAME_OVER, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
                                     K_EXCHANGE_TO, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PLACE, K_PORT_COPY,
                                     K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_SLAUGHTER, SETUP)
 from clans_env.engine.topology import bits
@@ -152,12 +153,17 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     free_land = topo.land_mask & ~g.occupied
     exports = [len(pl.done_contracts) for pl in g.players]
     settle = [_settlements(g, p) for p in range(n)]
-    export_vp = _majority(exports, True)
-    settle_vp = _majority(settle, False)
+    alt = g.config.alt_two_player_scoring
+    export_vp = _majority(exports, True, alt)
+    settle_vp = _majority(settle, False, alt)
     if n == 1:
         pass_bonus = D.SOLO_PASSING_BONUS
     else:
         pass_bonus = D.PASSING_BONUS[min(len(g.pass_order), len(D.PASSING_BONUS) - 1)]
+    if g.config.farmers_markets:
+        pass_bonus -= D.PASSING_OVERLAY
+    # Industria's Award: the race as it stands now (its VP if the game ended here)
+    award = award_vp(g) if g.misc.get("award") else None
     out = []
     for p, pl in enumerate(g.players):
         clan = g.clans[p]
@@ -166,6 +172,8 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         v = float(pl.glory + pl.hops - pl.vp_bid)
         v += sum(a * b for a, b in zip(pl.imports, vals))
         v += export_vp[p] + settle_vp[p] + w.settlement * settle[p]
+        if award is not None:
+            v += award[p]
         v += pl.money * mv
         # ---- open contracts (their goods are valued inside the contract estimate) ----------
         reserved = [0] * D.NUM_GOODS
@@ -224,7 +232,7 @@ def _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_lef
     payout += w.free_space * c.free_space + w.bonus_upgrade * c.bonus_upgrade
     more = exports[:]
     more[p] += 1
-    payout += _majority(more, True)[p] - export_vp[p]     # one more fulfilled contract
+    payout += _majority(more, True, g.config.alt_two_player_scoring)[p] - export_vp[p]   # one more fulfilled
     need_total = 0
     held_total = 0
     used_vp = 0.0
@@ -257,15 +265,19 @@ def _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_lef
 _MAJORITY_CACHE: dict = {}
 
 
-def _majority(counts: list[int], export: bool) -> list[int]:
+def _majority(counts: list[int], export: bool, alt: bool = False) -> list[int]:
     """Export (``export``) or Settlement scoring VP per seat for these counts (cached: the
-    counts are small integers, so few distinct tuples occur)."""
-    key = (export, tuple(counts))
+    counts are small integers, so few distinct tuples occur); ``alt``: Industria's alternative
+    2-player scoring."""
+    key = (export, tuple(counts), alt)
     out = _MAJORITY_CACHE.get(key)
     if out is None:
         n = len(counts)
         if n == 1:
             out = [threshold_vp(counts[0], D.SOLO_EXPORT_THRESHOLDS if export else D.SOLO_SETTLEMENT_THRESHOLDS)]
+        elif alt:
+            out = alternative_two_player_split(list(counts), (D.EXPORT_TIERS if export else D.SETTLEMENT_TIERS)[n],
+                                               *(D.ALT_EXPORT if export else D.ALT_SETTLEMENT))
         else:
             out = tier_split(list(counts), (D.EXPORT_TIERS if export else D.SETTLEMENT_TIERS)[n])
         _MAJORITY_CACHE[key] = out
@@ -358,7 +370,7 @@ class HeuristicAgent(Agent):
 #: half-way): resolved greedily inside the lookahead
 _FOLLOW_UPS = frozenset((K_PLACE, K_SLAUGHTER, K_PORT_DISCARD, K_PORT_GAIN, K_EXPORT_BONUS, K_BONUS_UPGRADE,
                          K_FREE_SPACE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_PRICE, K_PORT_COPY,
-                         K_BONUS_ORDER))
+                         K_BONUS_ORDER, K_BONUS_MENU, K_MARKET_SELL))
 _FOLLOW_UP_STEPS = 4
 
 

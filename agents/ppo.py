@@ -396,9 +396,10 @@ class PPOAgent(Agent):
         if game.num_players != self.num_players:
             raise CheckpointError(f"checkpoint {self.path!r} was trained with num_players={self.num_players}, "
                                   f"but this game has num_players={game.num_players}")
-        if self._encoder is None:
+        modules = game.config.industria_modules
+        if self._encoder is None or self._encoder.industria != modules:
             from clans_env.encoding import ObservationEncoder
-            enc = ObservationEncoder(self.num_players)
+            enc = ObservationEncoder(self.num_players, industria=modules)
             adapt_to_encoder(self.net, self.checkpoint, enc, self.path)
             self._encoder = enc
         return self._encoder

@@ -111,7 +111,7 @@ def cmd_throughput(args) -> int:
     torch.set_num_threads(1)
     net, ckpt = load_policy(args.model)
     config = PPOConfig.from_dict(ckpt["config"]).replace(num_envs=args.num_envs, workers=0)
-    enc = make_encoder(config.num_players)
+    enc = make_encoder(config.num_players, config.game_options)
 
     def timed(fn):
         steps = decisions = 0

@@ -46,6 +46,11 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                    help="output folder (default runs/tournament; --quick: runs/tournament-quick)")
     p.add_argument("--clan-selection", choices=("none", "draft", "auction"), default=None,
                    help="GameConfig.clan_selection for every game")
+    p.add_argument("--industria", action="store_true",
+                   help="play with every Industria module the engine has (GameConfig(industria=True))")
+    p.add_argument("--option", action="append", default=[], metavar="FIELD=VALUE", type=_game_option,
+                   help="any other GameConfig field for every game, e.g. --option awards=false "
+                        "--option static_imports=true (repeatable)")
     p.add_argument("--max-games", type=int, default=None, help="stop after this many games")
     p.add_argument("--move-time-limit", type=_limit, default=DEFAULT_MOVE_TIME_LIMIT, metavar="SECONDS",
                    help=f"seconds an agent may think about one move before it forfeits the game (default "
@@ -57,6 +62,18 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_tournament_cmd)
     return p
+
+
+def _game_option(text: str) -> tuple[str, object]:
+    """FIELD=VALUE for a GameConfig field: true/false, an int, or a string."""
+    field, sep, value = text.partition("=")
+    if not sep or not field.strip():
+        raise argparse.ArgumentTypeError(f"expected FIELD=VALUE, e.g. awards=false (got {text!r})")
+    v = value.strip()
+    parsed: object = {"true": True, "false": False}.get(v.lower(), v)
+    if isinstance(parsed, str) and v.lstrip("-").isdigit():
+        parsed = int(v)
+    return field.strip(), parsed
 
 
 def _limit(text: str) -> float | None:
@@ -83,7 +100,11 @@ def run_tournament_cmd(args) -> int:
         return 2
     games = args.games_per_pairing or (QUICK_GAMES_PER_PAIRING if args.quick else 2)
     out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
-    config = {"clan_selection": args.clan_selection} if args.clan_selection else None
+    config = {"clan_selection": args.clan_selection} if args.clan_selection else {}
+    if args.industria:
+        config["industria"] = True
+    config.update(dict(args.option))
+    config = config or None
     if args.retry_failed and not args.resume:
         print("error: --retry-failed goes with --resume", file=sys.stderr)
         return 2

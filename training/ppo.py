@@ -170,7 +170,7 @@ class PPOTrainer:
                  progress: bool = True, _resume_ckpt: dict | None = None):
         self.config = config
         self.out = Path(out_dir)
-        self.encoder = encoder if encoder is not None else make_encoder(config.num_players)
+        self.encoder = encoder if encoder is not None else make_encoder(config.num_players, config.game_options)
         torch.set_num_threads(config.torch_threads)
         self.progress = progress
         with torch.random.fork_rng(devices=[]):
@@ -238,7 +238,7 @@ class PPOTrainer:
             raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same run); "
                              f"fields that may change: {list(PPOConfig.RESUME_MUTABLE)}")
         config = config.replace(**overrides)
-        enc = encoder if encoder is not None else make_encoder(config.num_players)
+        enc = encoder if encoder is not None else make_encoder(config.num_players, config.game_options)
         check_encoder(ckpt, enc, path)
         return cls(config, out_dir, encoder=enc, _resume_ckpt=ckpt, **kwargs)
 

@@ -49,10 +49,12 @@ def relative(values: np.ndarray, seat: int) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------
 # encoders
-def make_encoder(num_players: int):
-    """The project's observation encoder (``clans_env.encoding``) for ``num_players``."""
+def make_encoder(num_players: int, game_options: dict | None = None):
+    """The project's observation encoder (``clans_env.encoding``) for ``num_players`` and the games'
+    ``GameConfig`` options (the Industria modules among them add their segment)."""
     from clans_env.encoding import ObservationEncoder
-    return ObservationEncoder(num_players)
+    modules = GameConfig(num_players=num_players, **(game_options or {})).industria_modules
+    return ObservationEncoder(num_players, industria=modules)
 
 
 def encode_batch(encoder, games: list, seats: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -367,7 +369,7 @@ def collect(config: PPOConfig, encoder, learner: PolicyValueNet, pool: list[Poli
 def _worker_main(conn, config_dict: dict, arch: dict, have_heuristic: bool, torch_threads: int) -> None:
     torch.set_num_threads(torch_threads)
     config = PPOConfig.from_dict(config_dict)
-    encoder = make_encoder(config.num_players)
+    encoder = make_encoder(config.num_players, config.game_options)
     learner = PolicyValueNet.from_arch(arch).eval()
     pool: list[PolicyValueNet] = []
     while True:
