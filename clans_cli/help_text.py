@@ -79,6 +79,36 @@ DECISION_HELP: dict[str, tuple[str, str]] = {
         "Industria: Expand - Deployment bonuses in any order",
         "Several deployment bonuses apply: choose the next one (choose:0 Neighbourhood bonus, choose:1 "
         "Building bonus, choose:2 and up a Farmers market as listed); the others follow."),
+    "port_ignore": (
+        "Industria: Port tile 10",
+        "You are fulfilling a contract: ignore one of its required Processed goods with Port tile 10 "
+        "(good:<good>; the tile is then used), or done to pay every Good and keep the tile."),
+    "port_field": (
+        "Industria: Port tile 12",
+        "Choose one of your Cheese dairies, Bakeries or Distilleries on the map (space:<label>): it returns "
+        "to your Player board and a Field from your board takes its space, for free (no bonuses)."),
+    "port_tech": (
+        "Industria: Port tile 13",
+        "choose:0 pays £10 for your two Technology upgrades; choose:1 gains 4 Glory."),
+    "port_discard4": (
+        "Industria: Port tile 14",
+        "Discard Processed goods one at a time (good:<good>); after the fourth you gain £50."),
+    "port_deploy": (
+        "Industria: Port tile 17 (without the Train module)",
+        "Deploy a Cheese dairy, Bakery or Distillery paying only the land cost: first the building "
+        "(expand:<unit>), then the space (space:<label>). Its deployment bonuses follow."),
+    "port_fulfil": (
+        "Industria: Port tile 18",
+        "You paid £25: choose the open contract to fulfil without paying its Goods or Meat (fulfil:<box>)."),
+    "stack": (
+        "Industria: Port tile 11 - Two units on a space",
+        "Deploy an animal for free on the space of another of your animals: first the animal (expand:<unit>), "
+        "then the space (space:<label>). It is a deployment: its bonuses follow."),
+    "move": (
+        "Industria: Moving a unit (Port tile 16 without the Train module)",
+        "Move one of your units to an adjacent empty space of matching land (Workers: any forest or mountain; "
+        "across a river only with river-crossing Shipping): choose its space, if two units stand there which "
+        "one (expand:<unit>), then the new space. No cost, no bonuses. done stops moving."),
     "slaughter": (
         "Phase 2: 7. Fulfil an Export Contract",
         "The contract needs Meat: choose which Cow (beef) or Sheep (mutton) on the map to slaughter "

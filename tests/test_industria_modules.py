@@ -111,7 +111,8 @@ def test_industria_segment_encodes_markets_refill_board_and_award():
     v = enc.split(enc.encode(g, p))
     assert v["industria.market.cheese"][m] == 1 and v["industria.market.wool"][m] == 0
     assert v["industria.decision.markets"][m] == 1
-    assert v["industria.decision.kind"].tolist() == [0, 1, 0]          # market_sell
+    from clans_env.encoding.observation import INDUSTRIA_DECISION_KINDS
+    assert v["industria.decision.kind"].tolist() == [k == "market_sell" for k in INDUSTRIA_DECISION_KINDS]
     assert v["decision.kind"].sum() == 0
     first = g.misc["refill"][0]
     assert (v["industria.refill_board"][:CONTRACT_WIDTH] == CONTRACT_TABLE[first + 1]).all()

@@ -778,7 +778,12 @@ static int encode_global(Spec *sp, float *out, PyObject *game, PyObject *players
         }
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
             long long tile;
-            if (as_long(PySequence_Fast_GET_ITEM(seq, i), &tile) < 0 ||
+            if (as_long(PySequence_Fast_GET_ITEM(seq, i), &tile) < 0) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            /* Industria's tiles 10-18 are encoded by the Industria segment in Python */
+            if (tile <= sp->num_tile_kinds &&
                 one_hot(out, starts[t] + i * sp->num_tile_kinds, tile - 1, sp->num_tile_kinds, "tile - 1") < 0) {
                 Py_DECREF(seq);
                 return -1;

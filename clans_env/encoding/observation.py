@@ -678,6 +678,14 @@ class ObservationEncoder:
                 "Goods of each player's Farmers market still to place (relative seats me, opp1, ...)")
         seg.add("refill_board", D.REFILL_SLOTS * CONTRACT_WIDTH, 0, 1,
                 "contracts on the Export contract refill board, leftmost first, contract features each (R9)")
+        n_tiles = len(D.SCORING_TILES_INDUSTRIA)
+        seg.add("scoring_tiles", D.NUM_ROUNDS * n_tiles, 0, 1,
+                "Industria Scoring tiles 10-18 by round, one-hot per round (tiles 1-9 are in scoring_tiles)")
+        seg.add("port_tiles", NUM_PORT_SLOTS * len(D.PORT_TILES_INDUSTRIA), 0, 1,
+                "Industria Port tiles 10-18 by slot, one-hot per slot (tiles 1-9 are in port_tiles)")
+        for u in D.UNITS:
+            seg.add(f"second_unit.{u}", NUM_SPACES, 0, 1,
+                    f"a second {u} on this space (Two units on a space, R4; its owner is the space's occupant)")
         seg.add("award", len(D.AWARD_TILES), 0, 1, "the Award tile in play, one-hot (R10.2)")
         seg.add("award.solo", 2, 0, 1, "solo: the Award card's thresholds / 100 (R10.3)")
         seg.finish()
@@ -721,6 +729,17 @@ class ObservationEncoder:
         for cid in misc.get("refill", []):
             vec[at:at + CONTRACT_WIDTH] = CONTRACT_TABLE[cid + 1]
             at += CONTRACT_WIDTH
+        first = D.SCORING_TILES_INDUSTRIA[0]
+        for k, t in enumerate(game.scoring_tiles):
+            if t >= first:
+                vec[o["scoring_tiles"] + k * len(D.SCORING_TILES_INDUSTRIA) + t - first] = 1
+        first = D.PORT_TILES_INDUSTRIA[0]
+        for k, t in enumerate(game.port_tiles):
+            if t >= first:
+                vec[o["port_tiles"] + k * len(D.PORT_TILES_INDUSTRIA) + t - first] = 1
+        stacked = misc.get("stacked", [])
+        for i in range(0, len(stacked), 3):
+            vec[o[f"second_unit.{D.UNITS[stacked[i + 1]]}"] + stacked[i]] = 1
         tile = misc.get("award")
         if tile:
             vec[o["award"] + D.AWARD_TILES.index(tile)] = 1
@@ -774,9 +793,11 @@ class ObservationEncoder:
             vec[o["round"] + game.round - 1] = 1
             vec[o["phase"] + game.phase] = 1
             for k, tile in enumerate(game.scoring_tiles):
-                vec[o["scoring_tiles"] + k * NUM_TILE_KINDS + tile - 1] = 1
+                if tile <= NUM_TILE_KINDS:          # Industria's 10-18: in the Industria segment
+                    vec[o["scoring_tiles"] + k * NUM_TILE_KINDS + tile - 1] = 1
             for k, tile in enumerate(game.port_tiles):
-                vec[o["port_tiles"] + k * NUM_TILE_KINDS + tile - 1] = 1
+                if tile <= NUM_TILE_KINDS:
+                    vec[o["port_tiles"] + k * NUM_TILE_KINDS + tile - 1] = 1
             if tiles:
                 offers = _TILE_TABLE[[t + 1 for t in tiles]].ravel()
                 vec[o["setup.tile_offers"]:o["setup.tile_offers"] + offers.size] = offers

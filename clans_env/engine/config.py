@@ -7,7 +7,8 @@ from .board import SIDE_NAMES
 
 CLAN_SELECTIONS = ("none", "draft", "auction")
 #: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
-INDUSTRIA_MODULES = ("farmers_markets", "awards", "refill_board", "variable_prices", "alt_two_player_scoring")
+INDUSTRIA_MODULES = ("farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
+                     "alt_two_player_scoring")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class GameConfig:
     farmers_markets: Farmers markets and the Passing bonus overlay (R1.5-R1.7, R7, R8).
     awards: one Award tile (R1.3, R10; solo: an Award card's thresholds, R10.3).
     refill_board: the Export contract refill board (R1.1, R2.1, R9).
+    industria_tiles: Port tiles 10-18 (the halves without the Train module) and Scoring tiles 10-18 join
+        the random pools (R1.2, R11, R12); with them the Two units on a space and Moving rules (R4, R5).
     variable_prices: Variable Starting Market Prices (R16.1; with the Market Phase from round 2, R2.6).
     alt_two_player_scoring: the alternative 2-player Export and Settlement scoring (R15.8-R15.9).
     """
@@ -50,6 +53,7 @@ class GameConfig:
     farmers_markets: bool | None = None
     awards: bool | None = None
     refill_board: bool | None = None
+    industria_tiles: bool | None = None
     variable_prices: bool | None = None
     alt_two_player_scoring: bool | None = None
 

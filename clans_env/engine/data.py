@@ -271,3 +271,17 @@ _alt = INDUSTRIA["alt_two_player_scoring"]
 ALT_EXPORT = (_alt["export"]["first"], _alt["export"]["second"], tuple(_alt["export"]["second_if_behind_by"]))
 ALT_SETTLEMENT = (_alt["settlement"]["first"], _alt["settlement"]["second"],
                   tuple(_alt["settlement"]["second_if_behind_by"]))
+
+_tl = INDUSTRIA["tiles"]
+PORT_TILES_INDUSTRIA = tuple(_tl["port"]["values"])
+SCORING_TILES_INDUSTRIA = tuple(_tl["scoring"]["values"])
+_st = INDUSTRIA["scoring_tiles"]
+SCORING_GLORY = {int(k[1:]): v for k, v in _st["glory"].items() if k.startswith("t")}
+FIELD_PAIRS = _st["field_pairs"]["value"]
+TILE14_UNITS = _st["tile14_units_per_award"]["value"]
+TILE18_UNITS = _st["tile18_units"]["value"]
+_pt = INDUSTRIA["port_tiles"]
+PORT_INDUSTRIA = {"tile13_cost": _pt["tile13"]["cost"], "tile13_glory": _pt["tile13"]["glory"],
+                  "tile14_discard": _pt["tile14"]["discard"], "tile14_money": _pt["tile14"]["money"],
+                  "tile15_needs_fulfilled": _pt["tile15"]["needs_fulfilled"], "tile15_upgrades": _pt["tile15"]["upgrades"],
+                  "tile16_moves": _pt["tile16"]["moves"], "tile18_cost": _pt["tile18"]["cost"]}

@@ -19,6 +19,7 @@ from .config import GameConfig
 from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
+from .rules import industria_ports, stacking  # noqa: F401 (register handlers: Industria Port tiles 10-18)
 from .rules.production import start_production
 from .rules.scoring import final_scores
 from .rules.setup import end_of_round, setup_game, start_action_phase

@@ -42,6 +42,10 @@ def check_invariants(g) -> None:
     # ---- map arrays ----------------------------------------------------------------------
     occupied = 0
     per_player = [0] * n
+    # where each unit type may stand: its land; Workers anywhere a Worker may go, since Industria's
+    # moves keep a Worker's type (R5.2, R5.6), and MacDonald's Fishermen on lochs and ports
+    workers = topo.unit_mask[D.WOODCUTTER] | topo.unit_mask[D.MINER]
+    terrain = [workers | topo.unit_mask[u] if u in D.WORKERS else topo.unit_mask[u] for u in range(D.NUM_UNITS)]
     counts = [[0] * D.NUM_UNITS for _ in range(n)]
     for s in range(S):
         o, u = g.occupant[s], g.unit_at[s]
@@ -58,10 +62,19 @@ def check_invariants(g) -> None:
             _fail(f"space {board.label[s]} has occupant {o}")
         if not 0 <= u < D.NUM_UNITS:
             _fail(f"space {board.label[s]} of player {o} has no unit type ({u})")
-        if not topo.unit_mask[u] >> s & 1:
+        if not terrain[u] >> s & 1:
             _fail(f"{D.UNITS[u]} of player {o} stands on {board.label[s]}, which does not support it "
                   f"(or is not active)")
         per_player[o] |= 1 << s
+        counts[o][u] += 1
+    # Industria: a second unit on a space (R4.1-R4.3): the same owner, never a third, matching land
+    stacked = g.misc.get("stacked", [])
+    if len(stacked) % 3 or len(set(stacked[0::3])) != len(stacked) // 3:
+        _fail(f"stacked units {stacked} are not (space, unit, owner) triples, one per space")
+    for i in range(0, len(stacked), 3):
+        s, u, o = stacked[i:i + 3]
+        if g.occupant[s] != o or not 0 <= u < D.NUM_UNITS or not terrain[u] >> s & 1:
+            _fail(f"second unit {u} of player {o} on {board.label[s]} does not fit the space")
         counts[o][u] += 1
     if occupied != g.occupied:
         _fail("g.occupied disagrees with g.occupant")

@@ -52,12 +52,21 @@ _KINDS += [
     "market_place",      # R1.6: where to place your Farmers market          SPACE(s)
     "market_sell",       # R7.2: the Farmers market selling bonus            TRADE(sell) / DONE
     "bonus_menu",        # R3.2: which deployment bonus next (3 or more)     CHOOSE(k)
+    "port_ignore",       # Port 10: which Processed good to ignore          GOOD(g) / DONE
+    "port_field",        # Port 12: which factory becomes a Field           SPACE(s)
+    "port_tech",         # Port 13: Technology upgrades or Glory            CHOOSE(0/1)
+    "port_discard4",     # Port 14: a Processed good to discard            GOOD(g)
+    "port_deploy",       # Port 17: which factory, then where               EXPAND(u) / SPACE(s)
+    "port_fulfil",       # Port 18: which contract                          FULFIL(k)
+    "stack",             # Port 11: which animal, then beside which animal  EXPAND(u) / SPACE(s)
+    "move",              # R5 (Port 16): which unit, then where              SPACE(s) / EXPAND(u) / DONE
 ]
 DECISION_KINDS: tuple[str, ...] = tuple(_KINDS)
 (K_START_TILE, K_CLAN_PICK, K_AUCTION_BID, K_AUCTION_PICK, K_FIRST_WORKER, K_PLACE, K_MAIN, K_POST_MAIN,
  K_NEIGHBOURHOOD, K_BONUS_ORDER, K_BUILDING_BONUS, K_SLAUGHTER, K_EXPORT_BONUS, K_BONUS_UPGRADE,
  K_FREE_SPACE, K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COPY,
- K_PROCESS, K_CLAN, K_HOOK, K_MARKET_PLACE, K_MARKET_SELL, K_BONUS_MENU) = range(len(_KINDS))
+ K_PROCESS, K_CLAN, K_HOOK, K_MARKET_PLACE, K_MARKET_SELL, K_BONUS_MENU, K_PORT_IGNORE, K_PORT_FIELD, K_PORT_TECH,
+ K_PORT_DISCARD4, K_PORT_DEPLOY, K_PORT_FULFIL, K_STACK, K_MOVE) = range(len(_KINDS))
 
 # placement modes (context of K_PLACE)
 PLACE_FIRST, PLACE_EXPAND, PLACE_FREE, PLACE_CLAN = range(4)

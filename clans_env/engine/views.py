@@ -5,7 +5,9 @@ from __future__ import annotations
 from . import data as D
 from .actions import DIRECTIONS
 from .rules.common import price, reach
+from .rules.industria_scoring import own_units
 from .rules.scoring import connected_settlements, import_values
+from .rules.stacking import stacked_unit
 from .state import DECISION_KINDS, PHASE_NAMES
 from .topology import bits
 
@@ -44,7 +46,7 @@ def public_state(g) -> dict:
             "money": pl.money,
             "goods": dict(zip(D.GOODS, pl.goods)),
             "units_on_board": {D.UNITS[u]: pl.units_left[u] for u in range(D.NUM_UNITS)},
-            "units_on_map": [{"space": s, "unit": D.UNITS[g.unit_at[s]]} for s in bits(pl.spaces)],
+            "units_on_map": [{"space": s, "unit": D.UNITS[u]} for s, u in own_units(g, p)],
             "shipping": pl.shipping,
             "shipping_name": D.SHIPPING_LEVELS[pl.shipping],
             "technology": {"woodcutter": pl.tech[0], "miner": pl.tech[1]},
@@ -211,7 +213,9 @@ def _map_text(g) -> str:
         for _, s in row:
             occ = g.occupant[s]
             if occ >= 0:
-                toks.append(f"{occ}{D.UNIT_LETTER[g.unit_at[s]]:<2}")
+                second = stacked_unit(g, s)
+                letters = D.UNIT_LETTER[g.unit_at[s]] + ("+" + D.UNIT_LETTER[second][0] if second >= 0 else "")
+                toks.append(f"{occ}{letters:<2}")
             elif occ == -2:
                 toks.append("XX ")
             elif occ == -3:

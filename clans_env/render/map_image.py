@@ -261,6 +261,10 @@ def game_occupants(game) -> dict:
             out[s] = (who, UNIT_LETTER[game.unit_at[s]])
         elif who == -2:
             out[s] = (-1, "X")
+    stacked = game.misc.get("stacked", [])
+    for i in range(0, len(stacked), 3):       # Industria: a second unit on the space
+        who, letter = out[stacked[i]]
+        out[stacked[i]] = (who, letter + "+" + UNIT_LETTER[stacked[i + 1]])
     markets = game.misc.get("markets", [])
     for i in range(0, len(markets), 5):
         goods = "".join(GOODS[markets[i + 1 + k]][0].upper() for k in (0, 1) if not markets[i + 3 + k])

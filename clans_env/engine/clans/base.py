@@ -66,6 +66,8 @@ class Clan:
     neighbourhood_limit = 0
     #: whether ``target_mask`` must be consulted for Expand targets (kept a flag: hot path)
     restricts_targets = False
+    #: production-chain pairs one Field may be part of (Industria Scoring tile 13; Clan Gordon: 3)
+    field_pairs = D.FIELD_PAIRS
 
     # ---- setup ---------------------------------------------------------------------
     def on_setup(self, game, p: int) -> None:

@@ -10,6 +10,7 @@ below its first threshold -4 VP, from it 0 VP, from its second threshold +4 VP.
 from __future__ import annotations
 
 from .. import data as D
+from .industria_scoring import own_units
 from .scoring import settlements, tier_split
 
 AWARD = "award"
@@ -26,7 +27,7 @@ def measure(g, p: int, tile: int) -> int:
     topo = g.topo
     kind = D.AWARD_MEASURE[tile]
     if kind == "units":
-        return pl.spaces.bit_count()
+        return len(own_units(g, p))
     if kind == "imports_one_type":
         return max(pl.imports)
     if kind == "glory":
@@ -34,7 +35,8 @@ def measure(g, p: int, tile: int) -> int:
     if kind == "money":
         return pl.money
     if kind == "units_in_settlement":
-        return max((c.bit_count() for c in settlements(g, p)), default=0)
+        units = own_units(g, p)
+        return max((sum(1 for s, _ in units if c >> s & 1) for c in settlements(g, p)), default=0)
     if kind == "basic_goods":
         goods = g.clans[p].scoring_goods(g, p)
         return sum(goods[i] for i in D.BASIC_GOODS)
@@ -42,9 +44,9 @@ def measure(g, p: int, tile: int) -> int:
         goods = g.clans[p].scoring_goods(g, p)
         return sum(goods[i] for i in D.PROCESSED_GOODS)
     if kind == "units_along_rivers":
-        return (pl.spaces & topo.along_river).bit_count()
+        return sum(1 for s, _ in own_units(g, p) if topo.along_river >> s & 1)
     if kind == "units_next_to_lochs":
-        return (pl.spaces & topo.next_to_loch).bit_count()
+        return sum(1 for s, _ in own_units(g, p) if topo.next_to_loch >> s & 1)
     raise AssertionError(f"Award tile {tile} measures {kind!r}, which has no rule")  # pragma: no cover
 
 

@@ -84,8 +84,22 @@ def place_unit(g, p: int, unit: int, space: int) -> None:
         pl.reach |= g.topo.reach[pl.shipping][space]
 
 
-def remove_unit(g, p: int, space: int) -> int:
-    """Take p's unit on ``space`` back to the Player board; returns its type."""
+def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
+    """Take p's unit on ``space`` (of type ``unit`` when the space holds two, Industria R4.6) back to
+    the Player board; returns its type. The other unit of a stacked space stays on it."""
+    if g.misc.get("stacked"):
+        from .stacking import remove_second, stacked_unit
+        second = stacked_unit(g, space)
+        if second >= 0:
+            if unit == second:
+                return remove_second(g, p, space)
+            first = g.unit_at[space]
+            remove_second(g, p, space)
+            g.unit_at[space] = second
+            g.players[p].units_left[second] -= 1
+            g.players[p].units_left[first] += 1
+            g.players[p].reach = -1
+            return first
     pl = g.players[p]
     unit = g.unit_at[space]
     bit = 1 << space
@@ -99,12 +113,17 @@ def remove_unit(g, p: int, space: int) -> int:
 
 
 def units_of(g, p: int, unit: int) -> int:
-    """Bit set of spaces holding p's units of type ``unit``."""
+    """Bit set of spaces holding p's units of type ``unit`` (a second unit on a space too)."""
     out = 0
     ua = g.unit_at
     for s in bits(g.players[p].spaces):
         if ua[s] == unit:
             out |= 1 << s
+    stacked = g.misc.get("stacked")
+    if stacked:
+        for i in range(0, len(stacked), 3):
+            if stacked[i + 1] == unit and stacked[i + 2] == p:
+                out |= 1 << stacked[i]
     return out
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .. import data as D
 from ..actions import CHOOSE, FULFIL, SPACE, USE_PORT
-from ..state import K_BONUS_UPGRADE, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_SLAUGHTER
+from ..state import K_BONUS_UPGRADE, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PORT_IGNORE, K_SLAUGHTER
 from ..topology import bits
 from .common import reach, remove_unit, units_of
+from . import industria_ports
 from .registry import apply_for, describe_for, hook, legal_for
 
 MEAT_PORT_TILE = 1
@@ -21,13 +22,26 @@ def meat_port_slot(g, p: int) -> int:
     return -1
 
 
+IGNORE_PORT_TILE = 10      # Industria: "Ignore 1 required Processed good when fulfilling"
+
+
+def ignore_port_usable(g, p: int) -> bool:
+    tiles = g.port_tiles
+    return IGNORE_PORT_TILE in tiles and industria_ports.usable_slot(g, p, IGNORE_PORT_TILE) >= 0
+
+
 def can_fulfil(g, p: int, cid: int) -> bool:
     pl = g.players[p]
     c = D.CONTRACT_BY_ID[cid]
     goods = pl.goods
+    short = 0
     for i, need in enumerate(c.goods):
         if goods[i] < need:
-            return False
+            if D.IS_BASIC[i] or goods[i] < need - 1 or short:
+                return False
+            short = 1                      # one Processed good short: Port tile 10 could cover it
+    if short and not ignore_port_usable(g, p):
+        return False
     if c.beef or c.mutton:
         short = max(0, c.beef - pl.units_placed(D.COW)) + max(0, c.mutton - pl.units_placed(D.SHEEP))
         if short > 1 or (short == 1 and meat_port_slot(g, p) < 0):
@@ -44,12 +58,22 @@ def fulfil_options(g, p: int, out: list) -> None:
 
 
 def apply_fulfil(g, p: int, box: int) -> None:
+    cid = g.players[p].open_contracts[box]
+    if ignore_port_usable(g, p) and any(D.CONTRACT_BY_ID[cid].goods[i] for i in D.PROCESSED_GOODS):
+        g.stack.append((K_PORT_IGNORE, p, box))       # Industria Port tile 10: which good, if any
+        return
+    finish_fulfil(g, p, box, -1)
+
+
+def finish_fulfil(g, p: int, box: int, waived: int) -> None:
+    """Pay the contract's Goods (less one ``waived`` Good, Port tile 10), then its rewards and any
+    slaughter."""
     pl = g.players[p]
     cid = pl.open_contracts.pop(box)
     c = D.CONTRACT_BY_ID[cid]
     goods = pl.goods
     for i, need in enumerate(c.goods):
-        goods[i] -= need
+        goods[i] -= need - (1 if i == waived else 0)
     g.turn["fulfilled"] = g.turn.get("fulfilled", 0) + 1
     g.stack.append((K_HOOK, p, "fulfil_rewards", cid))
     if c.beef or c.mutton:
@@ -77,9 +101,9 @@ def push_slaughter(g, p: int, cid: int, beef: int, mutton: int) -> None:
     forced = port < 0 and beef in (0, cows) and mutton in (0, sheep)
     if forced:
         for unit, need in ((D.COW, beef), (D.SHEEP, mutton)):
-            if need:
-                for s in bits(units_of(g, p, unit)):
-                    remove_unit(g, p, s)
+            for _ in range(need):           # one at a time: a space may hold two of them (Industria)
+                spaces = units_of(g, p, unit)
+                remove_unit(g, p, (spaces & -spaces).bit_length() - 1, unit)
         return
     g.stack.append((K_SLAUGHTER, p, cid, beef, mutton))
 
@@ -111,7 +135,9 @@ def apply_slaughter(g, frame, action: int) -> None:
         else:
             mutton -= 1
     else:
-        unit = remove_unit(g, p, action - SPACE)
+        s = action - SPACE
+        want = D.COW if beef and units_of(g, p, D.COW) >> s & 1 else D.SHEEP
+        unit = remove_unit(g, p, s, want)
         if unit == D.COW:
             beef -= 1
         else:
@@ -142,7 +168,9 @@ def move_import_token(g, p: int, kind: int, amount: int) -> None:
 
 
 @hook("fulfil_rewards")
-def fulfil_rewards(g, p: int, cid: int) -> None:
+def fulfil_rewards(g, p: int, cid: int, action: bool = True) -> None:
+    """The contract's rewards; ``action`` False for a fulfilment that is no Fulfil action (Industria
+    Port tile 18), which then triggers no clan ability of the Fulfil action (Buchanan's second)."""
     pl = g.players[p]
     c = D.CONTRACT_BY_ID[cid]
     pl.done_contracts.append(cid)
@@ -154,7 +182,8 @@ def fulfil_rewards(g, p: int, cid: int) -> None:
     pl.hops += c.hops
     pl.meat += c.beef + c.mutton
     pl.money += c.money
-    g.clans[p].after_fulfil(g, p, cid)
+    if action:
+        g.clans[p].after_fulfil(g, p, cid)
     push_export_bonuses(g, p, c.free_space, c.bonus_upgrade)
     g.clans[p].fulfil_extras(g, p, cid)
 

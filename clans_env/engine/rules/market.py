@@ -68,12 +68,20 @@ def neighbourhood_goods(g, p: int, space: int) -> int:
     mask = 0
     occ = g.occupant
     ua = g.unit_at
-    for t in g.board.neighbours[space]:
+    nb = g.board.neighbours[space]
+    for t in nb:
         o = occ[t]
         if o >= 0 and o != p:
             good = D.UNIT_GOOD[ua[t]]
             if good >= 0:
                 mask |= 1 << good
+    stacked = g.misc.get("stacked")
+    if stacked:                 # Industria: a second unit on a space gives its Good too (R4.7, Q5)
+        for i in range(0, len(stacked), 3):
+            if stacked[i + 2] != p and stacked[i] in nb:
+                good = D.UNIT_GOOD[stacked[i + 1]]
+                if good >= 0:
+                    mask |= 1 << good
     return mask
 
 

@@ -13,6 +13,7 @@ from ..state import (K_BONUS_UPGRADE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COP
                      K_PORT_PRICE, K_POST_MAIN, PLACE_EXCHANGE)
 from ..topology import UNIT_LAND, bits
 from .common import move_price, place_unit, reach, remove_unit
+from . import industria_ports
 from .contracts import building_bonus_available, start_building_bonus
 from .expand import building_bonus_triggered, offer_bonuses
 from .farmers_markets import triggered_markets
@@ -35,6 +36,8 @@ def tile_applicable(g, p: int, tile: int, copying: bool = False) -> bool:
         if copying or pl.money < D.PORT9_COST:
             return False
         return bool(copy_targets(g, p))
+    if tile >= 10:
+        return industria_ports.applicable(g, p, tile)
     return True                            # 4, 5, 6, 8 always do something
 
 
@@ -76,6 +79,8 @@ def resolve_tile(g, p: int, tile: int) -> None:
     elif tile == 9:
         pl.money -= D.PORT9_COST
         g.stack.append((K_PORT_COPY, p))
+    elif tile >= 10:
+        industria_ports.resolve(g, p, tile)
     else:  # pragma: no cover
         raise AssertionError(f"port tile {tile} has no effect here")
 

@@ -20,7 +20,12 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 4:
         return 2 * sum(placed(u) for u in D.WORKERS)
     if tile == 5:
-        return 3 * ((pl.spaces & g.topo.border).bit_count() // 2)
+        border = g.topo.border
+        units = (pl.spaces & border).bit_count()
+        stacked = g.misc.get("stacked")
+        if stacked:             # Industria: each unit counts, two on a space too (R4.5, Q3)
+            units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
+        return 3 * (units // 2)
     if tile == 6:
         return sum(pl.imports)
     if tile == 7:
@@ -29,7 +34,8 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
         return upgrades_count(g, p)
     if tile == 9:
         return 2 * (pl.spaces & g.topo.cost56).bit_count()
-    raise ValueError(f"unknown scoring tile {tile}")
+    from .industria_scoring import scoring_tile_glory as industria_tile     # Industria, tiles 10-18
+    return industria_tile(g, p, tile)
 
 
 def upgrades_count(g, p: int) -> int:

@@ -21,13 +21,15 @@ def setup_game(g) -> None:
     g.board = assemble(sides)
     g.topo = topology(g.board, n)
     # Port bonus tiles: four at random, one per corner, on the position for the player count
-    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if cfg.kickstarter else [])
+    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if cfg.kickstarter else []) + \
+        (list(D.PORT_TILES_INDUSTRIA) if cfg.industria_tiles else [])
     rng.shuffle(pool)
     g.port_tiles = tuple(pool[:4]) if cfg.port_tiles else ()
     # Market board
     g.prices = [D.START_STEP] * D.NUM_GOODS
     # Export board: five random Scoring tiles, shuffled contracts, one per box
-    tiles = list(D.SCORING_TILES_BASE) + (list(D.SCORING_TILES_KICKSTARTER) if cfg.kickstarter else [])
+    tiles = list(D.SCORING_TILES_BASE) + (list(D.SCORING_TILES_KICKSTARTER) if cfg.kickstarter else []) + \
+        (list(D.SCORING_TILES_INDUSTRIA) if cfg.industria_tiles else [])
     rng.shuffle(tiles)
     g.scoring_tiles = tuple(tiles[:D.SCORING_TILES_PER_GAME]) if cfg.scoring_tiles else ()
     pile = [c.id for c in D.CONTRACTS]

@@ -58,6 +58,10 @@ def legal_bonus_upgrade(g, frame) -> list:
     back from the Market: the aid's 'take one of your Merchants back from the Market')."""
     p = frame[1]
     pl = g.players[p]
+    if len(frame) > 2:          # Industria Port tile 15: a Merchant upgrade only
+        from .industria_ports import merchant_upgrades
+        out = merchant_upgrades(g, p)
+        return out + [DONE] if out else out
     out = []
     if pl.money >= D.TECH_BONUS_UPGRADE_COST and g.clans[p].can_upgrade_technology(g, p):
         if not pl.tech[0]:

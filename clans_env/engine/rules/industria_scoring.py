@@ -1,0 +1,146 @@
+"""Industria, Scoring tiles 10-18 (player aid "Scoring Tiles"; rules R12.10-R12.19 of
+shared/reference/industria.md). Glory per item from data/industria.toml.
+
+"Per pair" tiles (10, 13, 17) score the best pairing: a unit belongs to at most one pair, a Field
+to two on tile 13 ("One Field produces 2 Grain, so it can be used for 2 pairs"; Q13). Units on one
+space neighbour each other (R4.4) and each unit counts (R4.5): the tiles read the player's units
+through ``own_units``, so a second unit on a space (Industria's stacking effects) counts too.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .. import data as D
+from ..topology import bits
+from .scoring import settlements
+
+#: a producer and the factory it feeds (tile 13: Cow + Cheese dairy, Field + Bakery, Field + Distillery)
+CHAINS = {(D.COW, D.DAIRY), (D.FIELD, D.BAKERY), (D.FIELD, D.DISTILLERY)}
+
+
+def own_units(g, p: int) -> list[tuple[int, int]]:
+    """(space, unit) for every unit of p on the map, a second unit on a space included."""
+    ua = g.unit_at
+    out = [(s, ua[s]) for s in bits(g.players[p].spaces)]
+    stacked = g.misc.get("stacked")
+    if stacked:
+        for i in range(0, len(stacked), 3):
+            if stacked[i + 2] == p:
+                out.append((stacked[i], stacked[i + 1]))
+    return out
+
+
+def unit_type(u: int) -> int:
+    """Workers count as one type (Q16: "all Workers count as one type")."""
+    return D.WOODCUTTER if u in D.WORKERS else u
+
+
+def max_matching(n: int, edges: list[tuple[int, int]]) -> int:
+    """Largest set of disjoint pairs among ``n`` items (a player has at most a few dozen units)."""
+    adj = [0] * n
+    for a, b in edges:
+        adj[a] |= 1 << b
+        adj[b] |= 1 << a
+
+    @lru_cache(maxsize=None)
+    def best(left: int) -> int:
+        if not left:
+            return 0
+        i = (left & -left).bit_length() - 1
+        rest = left & ~(1 << i)
+        top = best(rest)
+        partners = adj[i] & rest
+        while partners:
+            j = (partners & -partners).bit_length() - 1
+            partners &= partners - 1
+            top = max(top, 1 + best(rest & ~(1 << j)))
+        return top
+
+    return best((1 << n) - 1)
+
+
+def _close(g, a: int, b: int) -> bool:
+    """Neighbouring spaces, or the same space (R4.4)."""
+    return a == b or g.topo.neighbours[a] >> b & 1
+
+
+def tile10_pairs(g, p: int) -> int:
+    animals = [s for s, u in own_units(g, p) if u in D.ANIMALS]
+    edges = [(i, j) for i in range(len(animals)) for j in range(i + 1, len(animals)) if _close(g, animals[i], animals[j])]
+    return max_matching(len(animals), edges)
+
+
+def tile13_pairs(g, p: int) -> int:
+    """Production chains: producers matched to neighbouring factories, a Field up to twice (augmenting paths)."""
+    units = own_units(g, p)
+    producers = [(s, u) for s, u in units if u in (D.COW, D.FIELD)]
+    factories = [(s, u) for s, u in units if u in D.FACTORIES]
+    cap = g.clans[p].field_pairs
+    slots = [k for k, (s, u) in enumerate(producers) for _ in range(cap if u == D.FIELD else 1)]
+    match = [-1] * len(factories)        # factory -> producer slot
+
+    def feeds(k: int, f: int) -> bool:
+        (ps, pu), (fs, fu) = producers[k], factories[f]
+        return (pu, fu) in CHAINS and _close(g, ps, fs)
+
+    def augment(slot: int, seen: set) -> bool:
+        k = slots[slot]
+        for f in range(len(factories)):
+            if f in seen or not feeds(k, f):
+                continue
+            seen.add(f)
+            if match[f] < 0 or augment(match[f], seen):
+                match[f] = slot
+                return True
+        return False
+
+    return sum(1 for slot in range(len(slots)) if augment(slot, set()))
+
+
+def tile17_pairs(g, p: int) -> int:
+    units = own_units(g, p)
+    rivers = g.board.river_edges
+    edges = [(i, j) for i in range(len(units)) for j in range(i + 1, len(units))
+             if unit_type(units[i][1]) == unit_type(units[j][1])
+             and (min(units[i][0], units[j][0]), max(units[i][0], units[j][0])) in rivers]
+    return max_matching(len(units), edges)
+
+
+def _settlement_units(g, p: int) -> list[list[int]]:
+    """The unit types in each of p's Settlements."""
+    units = own_units(g, p)
+    out = []
+    for comp in settlements(g, p):
+        out.append([u for s, u in units if comp >> s & 1])
+    return out
+
+
+def scoring_tile_glory(g, p: int, tile: int) -> int:
+    """Glory of Industria Scoring tile ``tile`` (10-18) for p now."""
+    pl = g.players[p]
+    per = D.SCORING_GLORY[tile]
+    topo = g.topo
+    if tile == 10:
+        return per * tile10_pairs(g, p)
+    if tile == 11:
+        return per * sum(pl.merchants_market)
+    if tile == 12:
+        return per * sum(1 for q in g.clans[p].scoring_goods(g, p) if q > 0)
+    if tile == 13:
+        return per * tile13_pairs(g, p)
+    if tile == 14:
+        around = topo.central_loch
+        for s in bits(topo.central_loch):
+            for t in g.board.adjacent[s]:
+                around |= 1 << t
+        return per * (sum(1 for s, _ in own_units(g, p) if around >> s & 1) // D.TILE14_UNITS)
+    if tile == 15:
+        dry = topo.land_mask & ~topo.next_to_loch
+        return per * sum(1 for s, _ in own_units(g, p) if dry >> s & 1)
+    if tile == 16:
+        return per * max((len({unit_type(u) for u in units}) for units in _settlement_units(g, p)), default=0)
+    if tile == 17:
+        return per * tile17_pairs(g, p)
+    if tile == 18:
+        return per * sum(1 for units in _settlement_units(g, p) if len(units) == D.TILE18_UNITS)
+    raise ValueError(f"unknown scoring tile {tile}")
