@@ -186,7 +186,7 @@ def run_job(job: GameJob) -> GameResult:
 # the tournament
 def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2, mode: str = "round-robin",
                    seed: int = 0, workers: int = 2, out_dir=None, progress: bool = True,
-                   config: dict | None = None, max_games: int | None = None) -> TournamentResult:
+                   config: dict | None = None, max_games: int | None = None, executor=None) -> TournamentResult:
     """Play the schedule (see the module docstring) and return the results; with ``out_dir``
     also write results.json, games.csv, standings.csv, ratings.png and replays/.
 
@@ -194,6 +194,8 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
         rotate fully).
     config: extra GameConfig fields for every game (e.g. {"clan_selection": "draft"}).
     max_games: stop the schedule after this many games (for smoke tests).
+    executor: play the games elsewhere: a callable ``executor(run_job, jobs)`` yielding GameResults
+        in any order (e.g. ``training.ray_backend.TournamentExecutor``); ``workers`` is then unused.
     """
     from agents import parse_spec
 
@@ -223,7 +225,7 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
             agent_seeds=[_derive_seed(seed, i, seat, 7) for seat in range(num_players)], config=base_config,
             replay_path=str(replay_dir / f"game_{i:05d}.json") if replay_dir else None))
     t0 = time.perf_counter()
-    results = _run_jobs(jobs, workers, progress, names)
+    results = _run_jobs(jobs, workers, progress, names, executor)
     result = summarise(results, names, dict(zip(names, specs)), num_players, mode, seed)
     result.seconds = time.perf_counter() - t0
     if out_dir is not None:
@@ -232,12 +234,16 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     return result
 
 
-def _run_jobs(jobs, workers: int, progress: bool, names) -> list[GameResult]:
+def _run_jobs(jobs, workers: int, progress: bool, names, executor=None) -> list[GameResult]:
     results: dict[int, GameResult] = {}
     bar = _progress_bar(len(jobs), progress)
     tally = {n: 0.0 for n in names}
     with bar as (advance):
-        if workers <= 1 or len(jobs) == 1:
+        if executor is not None:
+            for r in executor(run_job, jobs):
+                results[r.index] = r
+                advance(_leader_text(tally, r))
+        elif workers <= 1 or len(jobs) == 1:
             for job in jobs:
                 r = run_job(job)
                 results[r.index] = r
