@@ -17,6 +17,17 @@ import sys
 
 
 # ------------------------------------------------------------------------------------------------
+# Ray (optional extra .[ray]; docs/ray.md)
+def add_ray_arguments(p, what: str) -> None:
+    """``--ray`` and ``--address`` on a subcommand that can run on Ray."""
+    p.add_argument("--ray", action="store_true",
+                   help=f"{what}; needs the optional extra: pip install -e \".[ray]\" (docs/ray.md)")
+    p.add_argument("--address", default=None,
+                   help="with --ray: an existing Ray cluster (auto, HOST:6379 or ray://HOST:10001; default: "
+                        "RAY_ADDRESS if set, else a local Ray on this machine)")
+
+
+# ------------------------------------------------------------------------------------------------
 # clans tournament
 def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     from agents.registry import describe_kinds
@@ -48,6 +59,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                    help="GameConfig.clan_selection for every game")
     p.add_argument("--max-games", type=int, default=None, help="stop after this many games")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_ray_arguments(p, "play the games as Ray tasks (--workers at a time; a local Ray unless --address)")
     p.set_defaults(func=run_tournament_cmd)
     return p
 
@@ -68,10 +80,19 @@ def run_tournament_cmd(args) -> int:
     games = args.games_per_pairing or (QUICK_GAMES_PER_PAIRING if args.quick else 2)
     out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
     config = {"clan_selection": args.clan_selection} if args.clan_selection else None
+    executor = None
     try:
+        if args.ray:
+            from training.ray_backend import TournamentExecutor
+            executor = TournamentExecutor(workers=args.workers, address=args.address)
         result = run_tournament(agents, num_players=args.players, games_per_pairing=games, mode=args.mode,
                                 seed=args.seed, workers=args.workers, out_dir=out, progress=not args.no_progress,
-                                config=config, max_games=args.max_games)
+                                config=config, max_games=args.max_games, executor=executor)
+    except RuntimeError as e:
+        if type(e).__name__ != "RayUnavailable":
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
