@@ -17,10 +17,11 @@ import time
 
 
 def build_config(num_players: int = 2, env_runners: int = 1, tiny: bool = False, seed: int = 0,
-                 hidden: tuple = (256, 256)):
+                 hidden: tuple = (256, 256), batch: int | None = None):
     """RLlib ``PPOConfig`` for self-play on our environment with the action-masking module.
 
-    tiny: a batch of a few hundred steps and a small network (the test / smoke size)."""
+    tiny: a batch of a few hundred steps and a small network (the test / smoke size).
+    batch: env steps per training iteration (default 4000; tiny: 256)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -29,7 +30,7 @@ def build_config(num_players: int = 2, env_runners: int = 1, tiny: bool = False,
     from clans_env.interop.rllib import ENV_NAME, register, shared_policy
 
     register()
-    batch = 256 if tiny else 4000
+    batch = batch or (256 if tiny else 4000)
     hidden = [16] if tiny else list(hidden)
     return (
         PPOConfig()
@@ -50,10 +51,10 @@ def build_config(num_players: int = 2, env_runners: int = 1, tiny: bool = False,
 
 
 def train(iterations: int = 3, num_players: int = 2, env_runners: int = 1, tiny: bool = False,
-          seed: int = 0, verbose: bool = True) -> list[dict]:
+          seed: int = 0, verbose: bool = True, batch: int | None = None) -> list[dict]:
     """Build the algorithm and run ``iterations`` training iterations; returns one summary per
     iteration (seconds, env steps sampled, episodes finished, mean episode return)."""
-    algo = build_config(num_players, env_runners, tiny, seed).build_algo()
+    algo = build_config(num_players, env_runners, tiny, seed, batch=batch).build_algo()
     rows = []
     try:
         for i in range(iterations):
@@ -78,13 +79,14 @@ def main(argv=None) -> int:
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--env-runners", type=int, default=1, help="RLlib EnvRunner actors sampling games")
     p.add_argument("--tiny", action="store_true", help="tiny batch and network (smoke test)")
+    p.add_argument("--batch", type=int, default=None, help="env steps per iteration (default 4000; --tiny: 256)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--address", default=None, help="an existing Ray cluster (default: a local Ray)")
     p.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray (ignored with --address)")
     args = p.parse_args(argv)
     from training import ray_backend
     ray_backend.init(args.address, num_cpus=args.num_cpus)
-    train(args.iterations, args.players, args.env_runners, args.tiny, args.seed)
+    train(args.iterations, args.players, args.env_runners, args.tiny, args.seed, batch=args.batch)
     return 0
 
 
