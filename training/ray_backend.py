@@ -197,12 +197,12 @@ class RayWorkerPool:
         n = workers or config.workers
         if not 1 <= n <= config.num_envs:
             raise ValueError(f"Ray collectors must be between 1 and num_envs ({config.num_envs}); got {n}")
-        free = self.ray.available_resources().get("CPU", 0.0)
-        if free < n * cpus_per_worker:
+        total = self.ray.cluster_resources().get("CPU", 0.0)
+        if total < n * cpus_per_worker:
             import warnings
-            warnings.warn(f"{n} Ray collectors ask for {n * cpus_per_worker:g} CPUs but Ray has {free:g} free: they "
-                          "start when CPUs free up (an autoscaling cluster adds nodes); on a fixed Ray this waits "
-                          "forever, so lower --workers", stacklevel=2)
+            warnings.warn(f"{n} Ray collectors ask for {n * cpus_per_worker:g} CPUs but the cluster has {total:g}: they "
+                          "start only if nodes join (an autoscaling cluster); on a fixed Ray this waits forever, so "
+                          "lower --workers", stacklevel=2)
         self.actors = [actor.remote(config.to_dict(), arch, have_heuristic, 1) for _ in range(n)]
         self.ray.get([a.ping.remote() for a in self.actors])        # fail here, not mid-update
 
