@@ -37,7 +37,9 @@ TINY_PPO = dict(num_players=2, total_steps=10_000, rollout_steps=48, num_envs=2,
 def local_ray():
     if ray.is_initialized():          # another module left one running in this process
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024 ** 2, configure_logging=False)
+    # address="local": a Ray of this test process's own, even where a `ray start` cluster runs
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024 ** 2,
+             configure_logging=False)
     yield
     ray.shutdown()
 

@@ -53,8 +53,9 @@ def available() -> bool:
 
 def init(address: str | None = None, num_cpus: int | None = None, **kwargs):
     """Connect to Ray once per process: to the cluster at ``address`` (``"auto"``, ``"host:6379"``
-    or ``"ray://host:10001"``; the ``RAY_ADDRESS`` variable works too), otherwise start a local Ray
-    with ``num_cpus`` CPUs (default: all) and no dashboard. Returns the ``ray`` module; a second
+    or ``"ray://host:10001"``; the ``RAY_ADDRESS`` variable works too), otherwise start a new local
+    Ray with ``num_cpus`` CPUs (default: all) and no dashboard (even if a ``ray start`` cluster runs
+    on this machine: reach that one with ``address="auto"``). Returns the ``ray`` module; a second
     call in the same process reuses the running connection."""
     ray = require_ray()
     if ray.is_initialized():
@@ -63,11 +64,20 @@ def init(address: str | None = None, num_cpus: int | None = None, **kwargs):
     kwargs.setdefault("log_to_driver", True)
     kwargs.setdefault("configure_logging", False)
     address = address or os.environ.get("RAY_ADDRESS") or None
-    if address:
+    if address and address != "local":
         kwargs.pop("include_dashboard", None)        # a cluster has its own
-        ray.init(address=address, **kwargs)
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError) as e:
+            if os.environ.get("RAY_AUTH_MODE"):
+                raise
+            raise ConnectionError(f"could not connect to the Ray cluster at {address!r} ({e}). If the cluster uses "
+                                  "token authentication (`ray start` enables it by default since Ray 2.5x), set "
+                                  "RAY_AUTH_MODE=token and make its token available (~/.ray/auth_token or "
+                                  "RAY_AUTH_TOKEN); see docs/ray.md") from e
     else:
-        ray.init(num_cpus=num_cpus, **kwargs)
+        # "local": always a new Ray of this process's own, never a `ray start` cluster found on the machine
+        ray.init(address="local", num_cpus=num_cpus, **kwargs)
     return ray
 
 
