@@ -59,7 +59,8 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                    help="GameConfig.clan_selection for every game")
     p.add_argument("--max-games", type=int, default=None, help="stop after this many games")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_ray_arguments(p, "play the games as Ray tasks (--workers at a time; a local Ray unless --address)")
+    add_ray_arguments(p, "play the games as Ray tasks (--workers at a time, 0 = one per Ray CPU; a local Ray unless "
+                         "--address)")
     p.set_defaults(func=run_tournament_cmd)
     return p
 
