@@ -50,10 +50,15 @@ def build_config(num_players: int = 2, env_runners: int = 1, tiny: bool = False,
     )
 
 
+def _plain(x):
+    """numpy scalars from RLlib's result dict as plain ints / floats."""
+    return x.item() if hasattr(x, "item") else x
+
+
 def train(iterations: int = 3, num_players: int = 2, env_runners: int = 1, tiny: bool = False,
           seed: int = 0, verbose: bool = True, batch: int | None = None) -> list[dict]:
     """Build the algorithm and run ``iterations`` training iterations; returns one summary per
-    iteration (seconds, env steps sampled, episodes finished, mean episode return)."""
+    iteration (seconds, env steps sampled, games finished, mean return per seat)."""
     algo = build_config(num_players, env_runners, tiny, seed, batch=batch).build_algo()
     rows = []
     try:
@@ -61,10 +66,13 @@ def train(iterations: int = 3, num_players: int = 2, env_runners: int = 1, tiny:
             t = time.perf_counter()
             res = algo.train()
             runners = res.get("env_runners", {})
-            row = {"iteration": i + 1, "seconds": time.perf_counter() - t,
-                   "env_steps": runners.get("num_env_steps_sampled", runners.get("num_env_steps_sampled_lifetime")),
-                   "episodes": runners.get("num_episodes", None),
-                   "episode_return_mean": runners.get("episode_return_mean")}
+            # the win reward is zero-sum, so the episode return (summed over seats) is 0: report per seat
+            row = {"iteration": i + 1, "seconds": round(time.perf_counter() - t, 3),
+                   "env_steps": _plain(runners.get("num_env_steps_sampled",
+                                                   runners.get("num_env_steps_sampled_lifetime"))),
+                   "episodes": _plain(runners.get("num_episodes")),
+                   "seat_return_mean": {a: round(float(v), 3)
+                                        for a, v in sorted(runners.get("agent_episode_returns_mean", {}).items())}}
             rows.append(row)
             if verbose:
                 print(row, flush=True)
