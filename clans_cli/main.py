@@ -17,6 +17,17 @@ import sys
 
 
 # ------------------------------------------------------------------------------------------------
+# Ray (optional extra .[ray]; docs/ray.md)
+def add_ray_arguments(p, what: str) -> None:
+    """``--ray`` and ``--address`` on a subcommand that can run on Ray."""
+    p.add_argument("--ray", action="store_true",
+                   help=f"{what}; needs the optional extra: pip install -e \".[ray]\" (docs/ray.md)")
+    p.add_argument("--address", default=None,
+                   help="with --ray: an existing Ray cluster (auto, HOST:6379 or ray://HOST:10001; default: "
+                        "RAY_ADDRESS if set, else a local Ray on this machine)")
+
+
+# ------------------------------------------------------------------------------------------------
 # clans tournament
 def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     from agents.registry import describe_kinds
@@ -60,6 +71,8 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
                         "options): only the missing games are played")
     p.add_argument("--retry-failed", action="store_true", help="with --resume, play the failed games again")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_ray_arguments(p, "play the games as Ray tasks (--workers at a time, 0 = one per Ray CPU; a local Ray unless "
+                         "--address)")
     p.set_defaults(func=run_tournament_cmd)
     return p
 
@@ -108,11 +121,20 @@ def run_tournament_cmd(args) -> int:
     if args.retry_failed and not args.resume:
         print("error: --retry-failed goes with --resume", file=sys.stderr)
         return 2
+    executor = None
     try:
+        if args.ray:
+            from training.ray_backend import TournamentExecutor
+            executor = TournamentExecutor(workers=args.workers, address=args.address)
         result = run_tournament(agents, num_players=args.players, games_per_pairing=games, mode=args.mode,
                                 seed=args.seed, workers=args.workers, out_dir=out, progress=not args.no_progress,
                                 config=config, max_games=args.max_games, move_time_limit=args.move_time_limit,
-                                resume=args.resume, retry_failed=args.retry_failed)
+                                resume=args.resume, retry_failed=args.retry_failed, executor=executor)
+    except RuntimeError as e:
+        if type(e).__name__ != "RayUnavailable":
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -52,6 +52,9 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                      help="stop (with a checkpoint) after this much wall time in this session")
     ppo.add_argument("--no-progress", action="store_true", help="no progress bar")
     ppo.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard event files")
+    from .main import add_ray_arguments
+    add_ray_arguments(ppo, "self-play collection and evaluation matches on Ray actors (--workers of them; 0 = one "
+                           "per Ray CPU), the PPO update in this process")
     ppo.set_defaults(func=run_train_ppo)
     return train
 
@@ -85,9 +88,18 @@ def run_train_ppo(args) -> int:
         else:
             config = PPOConfig.load(args.config) if args.config else PPOConfig()
             config = config.replace(**overrides)
+        kwargs = {}
+        if getattr(args, "ray", False):
+            from training.ray_backend import run_ppo as run
+            kwargs["address"] = args.address
         trainer = run(config, args.out, resume=args.resume, overrides=overrides, max_updates=args.max_updates,
                       max_seconds=None if args.max_minutes is None else 60 * args.max_minutes,
-                      progress=not args.no_progress, tensorboard=not args.no_tensorboard)
+                      progress=not args.no_progress, tensorboard=not args.no_tensorboard, **kwargs)
+    except RuntimeError as e:
+        if type(e).__name__ != "RayUnavailable":
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except (ValueError, FileNotFoundError, FileExistsError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

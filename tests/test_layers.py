@@ -1,5 +1,6 @@
 """Layering (developers' guide, "Layout shows the architecture"): lower layers never import
-higher ones, and the engine imports no gymnasium / pettingzoo / torch / matplotlib."""
+higher ones, and the engine imports no gymnasium / pettingzoo / torch / matplotlib; Ray only in
+``clans_env/interop`` (RLlib glue) and ``training`` (issue 19)."""
 from __future__ import annotations
 
 import ast
@@ -11,11 +12,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # package directory -> top-level modules it must not import
 FORBIDDEN = {
-    "clans_env/engine": {"gymnasium", "pettingzoo", "torch", "matplotlib", "numpy", "agents", "training",
+    "clans_env/engine": {"gymnasium", "pettingzoo", "torch", "matplotlib", "numpy", "ray", "agents", "training",
                          "clans_cli", "clans_env.env", "clans_env.encoding", "clans_env.interop",
                          "clans_env.render", "clans_env.wrappers", "clans_env.clans_of_caledonia_v0"},
-    "clans_env/encoding": {"gymnasium", "pettingzoo", "torch", "agents", "training", "clans_cli", "clans_env.env"},
-    "clans_env/env": {"torch", "agents", "training", "clans_cli"},
+    "clans_env/encoding": {"gymnasium", "pettingzoo", "torch", "ray", "agents", "training", "clans_cli",
+                           "clans_env.env"},
+    "clans_env/env": {"torch", "ray", "agents", "training", "clans_cli"},
     "clans_env/interop": {"torch", "agents", "training", "clans_cli"},
     "clans_env/render": {"torch", "agents", "training", "clans_cli"},
     "agents": {"training", "clans_cli"},

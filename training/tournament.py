@@ -353,7 +353,7 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
                    seed: int = 0, workers: int = 2, out_dir=None, progress: bool = True,
                    config: dict | None = None, max_games: int | None = None,
                    move_time_limit: float | None = DEFAULT_MOVE_TIME_LIMIT, resume: bool = False,
-                   retry_failed: bool = False) -> TournamentResult:
+                   retry_failed: bool = False, executor=None) -> TournamentResult:
     """Play the schedule (see the module docstring) and return the results; with ``out_dir``
     also write results.json, games.csv, standings.csv, ratings.png and replays/ (the first three
     rewritten as games finish).
@@ -366,6 +366,8 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     resume: continue the tournament whose results.json is in ``out_dir`` (same agents, players,
         mode, seed, games per pairing and config): only the games it lacks are played.
     retry_failed: with ``resume``, play the failed games again too.
+    executor: play the games elsewhere: a callable ``executor(run_job, jobs)`` yielding GameResults
+        in any order (e.g. ``training.ray_backend.TournamentExecutor``); ``workers`` is then unused.
     """
     from agents import parse_spec
 
@@ -426,7 +428,7 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     saver = _IncrementalSaver(out_dir, build) if out_dir is not None else None
     finished = False
     try:
-        for r in _run_jobs(todo, workers, progress, names, done):
+        for r in _run_jobs(todo, workers, progress, names, done, executor):
             done[r.index] = r
             if not r.ok:
                 _say(r.failure["message"], progress)
@@ -505,14 +507,18 @@ def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> 
 
 # ------------------------------------------------------------------------------------------------
 # running the games: in this process, or in worker processes watched for hangs and deaths
-def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = None):
+def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = None, executor=None):
     """Yield a GameResult per job as games finish (a failed game is a result too)."""
     bar = _progress_bar(len(jobs), progress)
     tally = {n: 0.0 for n in names}
     for r in (done or {}).values():
         _leader_text(tally, r)
     with bar as (advance):
-        if workers <= 1 or len(jobs) <= 1:
+        if executor is not None:
+            for r in executor(run_job, jobs):
+                advance(_leader_text(tally, r))
+                yield r
+        elif workers <= 1 or len(jobs) <= 1:
             for job in jobs:
                 r = run_job(job)
                 advance(_leader_text(tally, r))
