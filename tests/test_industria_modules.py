@@ -582,3 +582,23 @@ def test_ppo_trains_and_plays_on_an_industria_configuration(tmp_path):
         g.apply(a)
     with pytest.raises(CheckpointError):
         PPOAgent(Path(__file__).resolve().parent.parent / "models" / "ppo_2p" / "model.pt").act(Game(GameConfig(num_players=2, seed=1, industria=True)))
+
+
+def test_saves_bump_the_version_and_old_base_saves_still_load():
+    """Issue 12: "to_json/from_json (bump the save version; old saves still load)": a save is version 2;
+    a version-1 save of a base game loads into the same game; a version-1 file claiming Industria
+    modules is refused; an Industria game loads back exactly."""
+    import json
+    from clans_env.engine.saves import SAVE_VERSION
+    g = Game(GameConfig(num_players=2, seed=8))
+    random_playout(g, random.Random(2))
+    doc = json.loads(g.to_json())
+    assert doc["version"] == SAVE_VERSION == 2
+    doc["version"] = 1
+    assert Game.from_json(json.dumps(doc)).to_json() == g.to_json()
+    doc["config"]["awards"] = True
+    with pytest.raises(ValueError, match="version 1"):
+        Game.from_json(json.dumps(doc))
+    h = Game(GameConfig(num_players=3, seed=8, industria=True))
+    random_playout(h, random.Random(3))
+    assert Game.from_json(h.to_json()).to_json() == h.to_json()

@@ -28,7 +28,12 @@ from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
 
 SAVE_FORMAT = "clans-of-caledonia-state"
-SAVE_VERSION = 1
+#: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
+#: second units); version 1 files (base game) load unchanged
+SAVE_VERSION = 2
+INDUSTRIA_FIELDS = ("industria", "farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
+                    "alt_two_player_scoring")
+READABLE_VERSIONS = (1, 2)
 
 #: the top-level fields of a save, in the order ``to_json`` writes them
 DOC_FIELDS = ("format", "version", "config", "map_sides", "clans", "rng", "players", "stack", "history", "state")
@@ -163,9 +168,11 @@ def check_fields(doc) -> GameConfig:
     """Step 2: every field's type and range (``SaveError`` naming the field); returns the config."""
     if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
         raise SaveError("not a saved Clans of Caledonia game (missing format marker)")
-    if doc.get("version") != SAVE_VERSION or type(doc.get("version")) is not int:
-        raise SaveError(f"saved game has format version {doc.get('version')!r}; this engine reads version "
-                        f"{SAVE_VERSION}")
+    if doc.get("version") not in READABLE_VERSIONS or type(doc.get("version")) is not int:
+        raise SaveError(f"saved game has format version {doc.get('version')!r}; this engine reads versions "
+                        f"{list(READABLE_VERSIONS)}")
+    if doc["version"] == 1 and any(k in (doc.get("config") or {}) for k in INDUSTRIA_FIELDS):
+        raise SaveError("a version 1 save cannot hold Industria modules (they came with version 2)")
     missing = [k for k in DOC_FIELDS if k not in doc]
     if missing:
         raise SaveError(f"saved game is missing the field(s) {', '.join(missing)}")
