@@ -7,6 +7,8 @@ FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`
 round (``--step`` / ``--verbose``: after every decision; ``--pause`` waits for Enter after each
 view), and ``--out DIR`` receives
 ``round-1.png`` ... ``round-5.png`` (the map at the end of each round) and ``final.png``.
+``--html OUT.html`` writes instead one self-contained web page of the replay (the web viewer's
+board, decision stepping, charts and score sheet) that opens in a browser without a server.
 
 The file helpers here (``load_game_file``, ``write_record``, ``write_map_png``) are shared
 with ``clans play``.
@@ -148,12 +150,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pause", action="store_true",
                         help="wait for Enter after each view (q stops), to step through at your own pace")
     parser.add_argument("--dpi", type=int, default=80, help="resolution of the PNG pictures (default 80)")
+    parser.add_argument("--html", metavar="OUT.html", default=None,
+                        help="write the replay as one self-contained HTML page (board, every decision, charts, "
+                             "score sheet) that opens in a browser without a server, instead of the text view")
 
 
 def run(args) -> int:
     from rich.console import Console
 
     console = Console()
+    if args.html:
+        from clans_web.pages import replay_html   # the web viewer's page, inlined
+
+        if not args.html.lower().endswith((".html", ".htm")):
+            console.print(f"error: --html writes an HTML page: give a name ending in .html (got {args.html!r})",
+                          markup=False, highlight=False, style="bold red")
+            return 2
+        try:
+            out = replay_html(args.file, args.html)
+        except GameFileError as e:
+            console.print(f"error: {e}", markup=False, highlight=False, style="bold red")
+            return 2
+        console.print(f"wrote {out} (open it in a browser)", markup=False, highlight=False)
+        return 0
     try:
         replay(args.file, out_dir=args.out, step=args.step, console=console, dpi=args.dpi,
                pause=sys.stdin if args.pause else None)
