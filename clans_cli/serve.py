@@ -43,6 +43,7 @@ def bind_socket(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(2048)                 # connections queue from now on, before the URL is printed
     sock.set_inheritable(True)
     return sock
 

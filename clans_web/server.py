@@ -167,6 +167,10 @@ def create_app(folders, max_games: int = 500, save_dir=None) -> FastAPI:
                 "games": games, "plot": served.file_id(plot) if plot.is_file() else None}
 
     # ---------------------------------------------------------------- pages
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon():
+        return Response(status_code=204)
+
     @app.get("/", response_class=HTMLResponse)
     def home():
         return render_page("home", {"folders": [str(r) for r in served.roots]}, title="Clans of Caledonia viewer")

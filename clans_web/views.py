@@ -27,7 +27,7 @@ from clans_env.render.map_image import (
 )
 
 #: pixels per hex radius in the SVG
-SCALE = 26.0
+SCALE = 30.0
 _PAD = 1.6
 LAND_NAMES = {1: "grassland", 2: "forest", 4: "mountain"}
 

@@ -48,16 +48,16 @@
       const c = this.centres[u[0]];
       if (!c) continue;
       const port = c[2] === 1;
-      const x = port ? c[0] + 11 : c[0], y = port ? c[1] + 8 : c[1] + 3, r = port ? 7 : 8.5;
+      const x = port ? c[0] + 13 : c[0], y = port ? c[1] + 9 : c[1] + 3, r = port ? 8 : 10;
       parts.push('<g class="unit" data-seat="' + u[1] + '" data-space="' + u[0] + '"><title>' +
         esc(seatLabel(u[1], this.names) + ": " + u[3]) + '</title><circle cx="' + x + '" cy="' + y + '" r="' + r +
-        '" fill="' + this.colours[u[1]] + '" stroke="black" stroke-width="1.2"/><text x="' + x + '" y="' + (y + 3.5) +
+        '" fill="' + this.colours[u[1]] + '" stroke="black" stroke-width="1.2"/><text x="' + x + '" y="' + (y + 3.8) +
         '">' + esc(u[2]) + "</text></g>");
     }
     for (const s of frame.blocked) {
       const c = this.centres[s];
       parts.push('<g class="blocked"><title>covered (Tighter Game Map)</title><circle cx="' + c[0] + '" cy="' + (c[1] + 3) +
-        '" r="8.5" fill="#8a8a8a" stroke="black"/><text x="' + c[0] + '" y="' + (c[1] + 6.5) + '">X</text></g>');
+        '" r="10" fill="#8a8a8a" stroke="black"/><text x="' + c[0] + '" y="' + (c[1] + 6.5) + '">X</text></g>');
     }
     this.units.innerHTML = parts.join("");
     for (const p of frame.port_tiles) {
@@ -239,9 +239,9 @@
     app.innerHTML = '<h2>Replay ' + esc(d.source) + "</h2>" +
       '<div class="meta">' + d.config.num_players + " players &middot; seed " + d.config.seed + " &middot; " +
       d.moves.length + " decisions" + (d.finished ? "" : " (unfinished)") + "</div>" +
-      '<div class="controls"><button id="first" title="start (Home)">&#x23EE;</button><button id="prevround" title="previous round (PageUp / Up)">&laquo; round</button>' +
+      '<div class="controls"><button id="first" title="start (Home)">|&lsaquo; start</button><button id="prevround" title="previous round (PageUp / Up)">&laquo; round</button>' +
       '<button id="prev" title="previous decision (Left)">&lsaquo; back</button><button id="next" title="next decision (Right)">forward &rsaquo;</button>' +
-      '<button id="nextround" title="next round (PageDown / Down)">round &raquo;</button><button id="last" title="end (End)">&#x23ED;</button>' +
+      '<button id="nextround" title="next round (PageDown / Down)">round &raquo;</button><button id="last" title="end (End)">end &rsaquo;|</button>' +
       '<input id="slider" type="range" min="0" max="' + d.moves.length + '" value="0" aria-label="decision">' +
       '<span id="pos"></span></div><div id="move" class="move"></div><div id="pos-root"></div>' +
       '<section class="panel log"><h3>Decisions</h3><ol id="log" start="0"></ol></section>';
