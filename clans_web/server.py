@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class NewGame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     players: int = Field(2, ge=1, le=4)
     seat: int = Field(0, ge=0, le=3)
     opponents: list[str] = Field(default_factory=lambda: ["random"], min_length=1, max_length=3)
@@ -48,13 +48,13 @@ class NewGame(BaseModel):
 
 
 class Move(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     action: int = Field(ge=0, lt=A.NUM_ACTIONS)
     version: int = Field(ge=0)
 
 
 class Version(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     version: int = Field(ge=0)
 
 
