@@ -209,7 +209,7 @@
   // ------------------------------------------------------------------------------ a position
   function Position(root, map, colours, names, agents) {
     root.innerHTML = '<div class="position"><div class="left"><div class="legend-slot"></div><div class="board-wrap"></div></div>' +
-      '<div class="right"><div class="status-slot"></div><div class="side-slot"></div></div></div>' +
+      '<div class="right"><div class="status-slot"></div><div class="extra-slot"></div><div class="side-slot"></div></div></div>' +
       '<div class="players-slot"></div><div class="charts-slot"></div><div class="scores-slot"></div>';
     this.board = new Board(root.querySelector(".board-wrap"), map, colours, names);
     this.legendEl = root.querySelector(".legend-slot");
@@ -302,6 +302,7 @@
       '<section class="panel moves"><h3>Your moves</h3><div id="moves"></div></section>' +
       '<div id="pos-root"></div><section class="panel log"><h3>Recent decisions</h3><ol id="log"></ol></section>';
     const view = new Position(document.getElementById("pos-root"), map, st.colours, st.names, null);
+    document.querySelector("#pos-root .extra-slot").appendChild(document.querySelector("section.moves"));
     const errEl = document.getElementById("error");
     let busy = false;
     function showError(msg) { errEl.textContent = msg; errEl.hidden = !msg; }
