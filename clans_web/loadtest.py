@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlparse
 
 
@@ -39,7 +40,12 @@ async def _run(url: str, games: int, moves: int, opponent: str, timeout: float) 
 
         async def call(method, path, body=None):
             t = time.perf_counter()
-            r = await client.request(method, path, json=body)
+            try:
+                r = await client.request(method, path, json=body)
+            except httpx.HTTPError as e:
+                latencies.append(time.perf_counter() - t)
+                errors.append(f"{method} {path}: {type(e).__name__}: {e}")
+                return None
             latencies.append(time.perf_counter() - t)
             if r.status_code >= 400:
                 errors.append(f"{method} {path}: {r.status_code} {r.text[:200]}")
@@ -95,14 +101,21 @@ def run_load(url: str, games: int = 50, moves: int = 20, opponent: str = "random
 
 
 def start_server(folder: str, extra_env=None) -> tuple[subprocess.Popen, str]:
-    """``clans serve FOLDER`` in a subprocess on 127.0.0.1 and a free port; returns it and its URL."""
+    """``clans serve FOLDER`` in a subprocess on 127.0.0.1 and a free port; returns it and its URL.
+    Its stderr goes to a temporary file (``proc.stderr_path``), never to an unread pipe."""
+    import tempfile
+
     env = {**os.environ, **(extra_env or {})}
+    err = tempfile.NamedTemporaryFile("w+", prefix="clans-serve-", suffix=".log", delete=False)
     proc = subprocess.Popen([sys.executable, "-m", "clans_cli.main", "serve", folder, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    err.close()
+    proc.stderr_path = err.name
     line = proc.stdout.readline()
     if "http://" not in line:
         proc.kill()
-        raise RuntimeError(f"clans serve did not start: {line}{proc.stderr.read()}")
+        proc.wait()
+        raise RuntimeError(f"clans serve did not start: {line}{Path(err.name).read_text()}")
     url = line.split("http://", 1)[1].split()[0].rstrip("/")
     return proc, "http://" + url
 
@@ -136,6 +149,7 @@ def main(argv=None) -> int:
             if proc is not None:
                 proc.terminate()
                 proc.wait(timeout=20)
+                Path(proc.stderr_path).unlink(missing_ok=True)
     print(json.dumps(res) if args.json else format_load(res))
     return 0 if res["errors"] == 0 and res["lost"] == 0 else 1
 

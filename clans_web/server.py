@@ -11,8 +11,11 @@ API and an error page for the pages, never a traceback.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+
+import anyio
 from pathlib import Path
 
 from fastapi import FastAPI, Query, Request
@@ -62,14 +65,22 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(folders, max_games: int = 500, save_dir=None) -> FastAPI:
+def create_app(folders, max_games: int = 500, save_dir=None, worker_threads: int = 4) -> FastAPI:
     """The application serving ``folders`` (replays, tournament results; the first one also receives
     the games saved from the browser, under ``web-games/``, unless ``save_dir`` is given)."""
     served = Folders(folders)
     model_dirs = [*served.roots, ROOT / "models"]
     store = GameStore(max_games=max_games, model_dirs=model_dirs)
     save_to = Path(save_dir) if save_dir is not None else served.roots[0] / "web-games"
-    app = FastAPI(title="Clans of Caledonia viewer", docs_url=None, redoc_url=None, openapi_url=None)
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        # few worker threads: requests are short and CPU-bound, so more threads only contend for the GIL
+        # and make the slowest answers slower (measured with clans_web.loadtest)
+        anyio.to_thread.current_default_thread_limiter().total_tokens = worker_threads
+        yield
+
+    app = FastAPI(title="Clans of Caledonia viewer", docs_url=None, redoc_url=None, openapi_url=None,
+                  lifespan=lifespan)
     app.state.folders = served
     app.state.games = store
     app.add_middleware(GZipMiddleware, minimum_size=2000)

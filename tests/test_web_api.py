@@ -250,10 +250,12 @@ def test_clans_serve_and_50_concurrent_games(served, tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            out, err = proc.communicate(timeout=30)
+            out, _ = proc.communicate(timeout=30)
         except Exception:
             proc.kill()
             raise
+    err = Path(proc.stderr_path).read_text()
+    Path(proc.stderr_path).unlink()
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
     with pytest.raises(ValueError, match="127.0.0.1"):
