@@ -76,8 +76,8 @@ def run(args) -> int:
     app = create_app(folders, max_games=args.max_games)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"Clans of Caledonia viewer: http://{shown}:{port}/  (serving {', '.join(str(Path(f).resolve()) for f in folders)}; "
-          f"Ctrl-C stops)", flush=True)
+    where = ", ".join(str(Path(f).resolve()) for f in folders)
+    print(f"Clans of Caledonia viewer: http://{shown}:{port}/  (serving {where}; Ctrl-C stops)", flush=True)
     config = uvicorn.Config(app, log_level=args.log_level, access_log=False)
     server = uvicorn.Server(config)
     try:

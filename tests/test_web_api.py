@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -173,7 +172,8 @@ def test_play_a_whole_game_undo_and_save(client, served):
 def test_several_games_at_once_stay_apart(client):
     a, b = _new(client, seed=11), _new(client, seed=12, seat=1)
     assert a["id"] != b["id"] and b["human"] == 1
-    a2 = client.post(f"/api/games/{a['id']}/move", json={"action": a["legal"][0]["action"], "version": a["version"]}).json()
+    a2 = client.post(f"/api/games/{a['id']}/move",
+                     json={"action": a["legal"][0]["action"], "version": a["version"]}).json()
     assert client.get(f"/api/games/{b['id']}").json()["version"] == b["version"]
     assert a2["version"] > a["version"]
     ids = {g["id"] for g in client.get("/api/games").json()["games"]}
@@ -262,6 +262,15 @@ def test_clans_serve_and_50_concurrent_games(served, tmp_path):
         run_load("http://example.com:80", games=1, moves=1)
 
 
+def _loopback_socket():
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))        # the test never opens a port beyond this machine
+    sock.listen(8)
+    return sock
+
+
 def test_serve_warns_off_localhost(capsys, tmp_path, monkeypatch):
     import clans_cli.serve as S
 
@@ -274,11 +283,11 @@ def test_serve_warns_off_localhost(capsys, tmp_path, monkeypatch):
 
     import uvicorn
     monkeypatch.setattr(uvicorn, "Server", FakeServer)
+    monkeypatch.setattr(S, "bind_socket", lambda host, port: _loopback_socket())
     args = type("A", (), {"folders": [str(tmp_path)], "host": "0.0.0.0", "port": 0, "max_games": 5,
                           "log_level": "warning"})()
     assert S.run(args) == 0
     cap = capsys.readouterr()
-    assert "warning: binding to 0.0.0.0" in cap.err and "http://0.0.0.0:" in cap.out and "stopped" in cap.out
+    assert "warning: binding to 0.0.0.0" in cap.err and "http://127.0.0.1:" in cap.out and "stopped" in cap.out
     args.folders = [str(tmp_path / "nope")]
     assert S.run(args) == 2
-    assert sys.platform  # (keeps the import of sys used on every platform)

@@ -366,5 +366,6 @@ def render_side_png(side_name: str, path, dpi: int = 110) -> Path:
 
 hex_corners = _hex_corners
 
-__all__ = ["draw_board", "edge_segment", "hex_corners", "wedge_owners", "draw_units", "game_occupants", "render_board_png", "render_position_png",
+__all__ = ["draw_board", "edge_segment", "hex_corners", "wedge_owners", "draw_units", "game_occupants",
+           "render_board_png", "render_position_png",
            "board_to_rgb_array", "render_side_png", "PLAYER_COLOURS"]

@@ -375,12 +375,12 @@
   function tournamentPage(d) {
     const pct = (x) => (x === null || x === undefined ? "-" : (100 * x).toFixed(0) + "%");
     const num = (x, k) => (x === null || x === undefined ? "-" : Number(x).toFixed(k === undefined ? 1 : k));
-    let s = "<h2>Tournament " + esc(d.file) + "</h2><div class=\"meta\">" + esc(d.mode) + " &middot; " + d.num_players +
+    let s = "<h2>Tournament " + esc(d.file) + "</h2><div class=\"meta\">" + esc(d.mode) + " &middot; " + esc(d.num_players) +
       " players &middot; " + d.games.length + " games &middot; seed " + esc(d.seed) + "</div>";
     s += '<section class="panel"><h3>Ratings</h3><table class="standings"><tr><th>agent</th><th>spec</th><th>games</th><th>win rate (95% CI)</th>' +
       "<th>mean score (95% CI)</th><th>mean rank</th><th>mu</th><th>sigma</th><th>ordinal</th><th>ms/decision</th></tr>";
     for (const r of d.standings) {
-      s += "<tr><td>" + esc(r.agent) + "</td><td>" + esc(r.spec) + "</td><td>" + r.games + "</td><td>" + pct(r.win_rate) + " (" +
+      s += "<tr><td>" + esc(r.agent) + "</td><td>" + esc(r.spec) + "</td><td>" + esc(r.games) + "</td><td>" + pct(r.win_rate) + " (" +
         pct(r.win_rate_ci95 && r.win_rate_ci95[0]) + "-" + pct(r.win_rate_ci95 && r.win_rate_ci95[1]) + ")</td><td>" + num(r.mean_score) +
         " (" + num(r.mean_score_ci95 && r.mean_score_ci95[0]) + "-" + num(r.mean_score_ci95 && r.mean_score_ci95[1]) + ")</td><td>" +
         num(r.mean_rank, 2) + "</td><td>" + num(r.mu, 2) + "</td><td>" + num(r.sigma, 2) + "</td><td>" + num(r.ordinal, 2) + "</td><td>" +
@@ -396,7 +396,7 @@
     if (d.plot && !STANDALONE) s += '<div><img class="ratings-plot" alt="ratings plot" src="/api/image?file=' + encodeURIComponent(d.plot) + '"></div>';
     s += '</section><section class="panel"><h3>Games</h3><table class="games"><tr><th>#</th><th>seats</th><th>scores</th><th>ranks</th><th>decisions</th><th></th></tr>';
     for (const g of d.games) {
-      s += "<tr><td>" + g.index + "</td><td>" + esc((g.names || []).join(" vs ")) + "</td><td>" + esc((g.totals || []).join(" : ")) +
+      s += "<tr><td>" + esc(g.index) + "</td><td>" + esc((g.names || []).join(" vs ")) + "</td><td>" + esc((g.totals || []).join(" : ")) +
         "</td><td>" + esc((g.ranks || []).join(", ")) + "</td><td>" + esc(g.num_actions) + "</td><td>" +
         (g.replay ? '<a class="open" href="/replay?file=' + encodeURIComponent(g.replay) + '">watch</a>' : "-") + "</td></tr>";
     }
@@ -433,7 +433,7 @@
       const ts = (await api("GET", "/api/tournaments")).tournaments;
       document.getElementById("tlist").innerHTML = ts.length ? "<ul>" + ts.map((t) => '<li><a class="open" href="/tournament?file=' +
         encodeURIComponent(t.id) + '">' + esc(t.folder) + "</a> " + (t.error ? '<span class="error">' + esc(t.error) + "</span>" :
-        esc((t.agents || []).join(", ")) + " &middot; " + esc(t.mode) + " &middot; " + t.games + " games") + "</li>").join("") + "</ul>" :
+        esc((t.agents || []).join(", ")) + " &middot; " + esc(t.mode) + " &middot; " + esc(t.games) + " games") + "</li>").join("") + "</ul>" :
         "<i>no results.json in the served folders</i>";
       const rs = (await api("GET", "/api/replays")).replays;
       let s = '<table class="replays"><tr><th>file</th><th>players</th><th>clans</th><th>scores</th><th>decisions</th></tr>';
