@@ -283,6 +283,7 @@ def test_serve_warns_off_localhost(capsys, tmp_path, monkeypatch):
 
     import uvicorn
     monkeypatch.setattr(uvicorn, "Server", FakeServer)
+    monkeypatch.setattr(uvicorn, "Config", lambda app, **kw: None)   # (the real one reconfigures logging)
     monkeypatch.setattr(S, "bind_socket", lambda host, port: _loopback_socket())
     args = type("A", (), {"folders": [str(tmp_path)], "host": "0.0.0.0", "port": 0, "max_games": 5,
                           "log_level": "warning"})()
