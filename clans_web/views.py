@@ -103,6 +103,8 @@ def _map_svg_cached(board, num_players: int) -> tuple[str, dict, tuple]:
                      f'stroke="{RIVER_COLOUR}">&#9650;</text>')
         if i in board.waterfall:
             title += " (waterfall)"
+            body += (f'<text x="{X(x + 0.5)}" y="{Y(y - 0.05) + 4}" class="delta" fill="#9ad0ff" '
+                     f'stroke="black">&#9660;</text>')
         body += f'<text x="{X(x)}" y="{Y(y - 0.62) + 3}" class="label">{escape(label[1:])}</text>'
         cls = "space" + ("" if in_play else " out")
         out.append(f'<g class="{cls}" data-space="{i}"><title>{escape(title)}</title>{body}</g>')
