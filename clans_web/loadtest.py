@@ -34,12 +34,14 @@ async def _run(url: str, games: int, moves: int, opponent: str, timeout: float) 
     import httpx
 
     latencies: list[float] = []
+    by_kind: dict[str, list[float]] = {"create": [], "move": []}
     errors: list[str] = []
     limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
     async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
 
         async def call(method, path, body=None):
             t = time.perf_counter()
+            kind = "move" if path.endswith("/move") else "create"
             try:
                 r = await client.request(method, path, json=body)
             except httpx.HTTPError as e:
@@ -47,6 +49,7 @@ async def _run(url: str, games: int, moves: int, opponent: str, timeout: float) 
                 errors.append(f"{method} {path}: {type(e).__name__}: {e}")
                 return None
             latencies.append(time.perf_counter() - t)
+            by_kind[kind].append(latencies[-1])
             if r.status_code >= 400:
                 errors.append(f"{method} {path}: {r.status_code} {r.text[:200]}")
                 return None
@@ -87,7 +90,9 @@ async def _run(url: str, games: int, moves: int, opponent: str, timeout: float) 
     return {"games": games, "moves_per_game": moves, "requests": len(latencies), "moves": moves_made,
             "errors": len(errors), "error_samples": errors[:3], "lost": lost, "wall_s": round(wall, 3),
             "requests_per_s": round(len(latencies) / wall, 1) if wall else None,
-            "latency_ms": {q: round(1000 * _percentile(latencies, q), 1) for q in (50, 90, 99, 100)}}
+            "latency_ms": {q: round(1000 * _percentile(latencies, q), 1) for q in (50, 90, 99, 100)},
+            "create_ms": {q: round(1000 * _percentile(by_kind["create"], q), 1) for q in (50, 99)},
+            "move_ms": {q: round(1000 * _percentile(by_kind["move"], q), 1) for q in (50, 99)}}
 
 
 def run_load(url: str, games: int = 50, moves: int = 20, opponent: str = "random", timeout: float = 60.0) -> dict:
@@ -124,7 +129,9 @@ def format_load(res: dict) -> str:
     lat = res["latency_ms"]
     return (f"{res['games']} concurrent games x up to {res['moves_per_game']} moves: {res['requests']} requests "
             f"({res['moves']} moves) in {res['wall_s']} s = {res['requests_per_s']} req/s; errors {res['errors']}, "
-            f"lost {res['lost']}; latency ms p50 {lat[50]} p90 {lat[90]} p99 {lat[99]} max {lat[100]}")
+            f"lost {res['lost']}; latency ms p50 {lat[50]} p90 {lat[90]} p99 {lat[99]} max {lat[100]} (game creation "
+            f"p50 {res['create_ms'][50]} p99 {res['create_ms'][99]}; moves p50 {res['move_ms'][50]} p99 "
+            f"{res['move_ms'][99]})")
 
 
 def main(argv=None) -> int:
