@@ -56,7 +56,7 @@
     }
     for (const s of frame.blocked) {
       const c = this.centres[s];
-      parts.push('<g class="blocked"><title>covered (Tighter Game Map)</title><circle cx="' + c[0] + '" cy="' + (c[1] + 3) +
+      parts.push('<g class="blocked"><title>blocked: a neutral unit (solo) or a covered space (Tighter Game Map)</title><circle cx="' + c[0] + '" cy="' + (c[1] + 3) +
         '" r="10" fill="#8a8a8a" stroke="black"/><text x="' + c[0] + '" y="' + (c[1] + 6.5) + '">X</text></g>');
     }
     this.units.innerHTML = parts.join("");
