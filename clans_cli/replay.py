@@ -7,6 +7,8 @@ FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`
 round (``--step`` / ``--verbose``: after every decision; ``--pause`` waits for Enter after each
 view), and ``--out DIR`` receives
 ``round-1.png`` ... ``round-5.png`` (the map at the end of each round) and ``final.png``.
+``--html OUT.html`` writes instead one self-contained web page of the replay (the web viewer's
+board, decision stepping, charts and score sheet) that opens in a browser without a server.
 
 The file helpers here (``load_game_file``, ``write_record``, ``write_map_png``) are shared
 with ``clans play``.
@@ -14,95 +16,16 @@ with ``clans play``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
-from clans_env.engine.game import SAVE_FORMAT, atomic_write_text
-from clans_env.engine.saves import parse as parse_json
 
-#: marker of the game records written by ``clans play``; readers accept any JSON object with
-#: ``config`` and ``actions`` (tournament replays, ``Game.record()``), with or without it
-RECORD_FORMAT = "clans-of-caledonia-record"
-RECORD_VERSION = 1
-
-
-class GameFileError(ValueError):
-    """A file that is neither a game record nor a saved game state."""
-
-
-def read_game_file(path) -> tuple[dict, dict]:
-    """Parse ``path`` into (game record ``{"config", "actions"}``, extra metadata).
-
-    A full saved state contributes its configuration and history; everything beyond
-    ``config`` and ``actions`` in a record (player names, seats, results) is the metadata."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameFileError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise GameFileError(f"cannot read {path}: {e}") from None
-    try:
-        doc = parse_json(text, what="JSON")
-    except ValueError as e:          # invalid JSON, NaN/Infinity, nesting too deep
-        raise GameFileError(f"{path} is {e}; expected a game record (JSON with 'config' and "
-                            f"'actions', as written by `clans play --save` or Game.record()) or a saved state "
-                            f"(Game.save)") from None
-    if not isinstance(doc, dict):
-        raise GameFileError(f"{path} holds a JSON {type(doc).__name__}, not an object; expected a game record "
-                            f"with 'config' and 'actions' or a saved state (Game.save)")
-    if doc.get("format") == SAVE_FORMAT:
-        try:
-            game = Game.from_json(text)
-        except ValueError as e:
-            raise GameFileError(f"{path}: {e}") from None
-        return {"config": game.config.to_dict(), "actions": game.history}, {"source": "state"}
-    if isinstance(doc.get("record"), dict):
-        # tournament replay files (training/tournament.py) nest the record and name the seats
-        meta = {k: v for k, v in doc.items() if k != "record"}
-        doc = doc["record"]
-        if isinstance(meta.get("names"), list) and "players" not in meta:
-            meta["players"] = meta["names"]
-        if "config" not in doc or "actions" not in doc:
-            raise GameFileError(f"{path}: its 'record' needs 'config' and 'actions'")
-        record, _ = _checked_record(path, doc)
-        return record, meta
-    if "config" in doc and "actions" in doc:
-        return _checked_record(path, doc)
-    raise GameFileError(f"{path} is not a Clans of Caledonia game file: it has keys {sorted(doc)[:8]}, but a game "
-                        f"record needs 'config' and 'actions' and a saved state has format '{SAVE_FORMAT}'")
-
-
-def _checked_record(path, doc: dict) -> tuple[dict, dict]:
-    if not isinstance(doc["actions"], list) or not all(type(a) is int for a in doc["actions"]):
-        bad = next((a for a in doc["actions"] if type(a) is not int), None) if isinstance(doc["actions"], list) \
-            else doc["actions"]
-        raise GameFileError(f"{path}: 'actions' must be a list of action indices (ints); found {bad!r}")
-    if not isinstance(doc["config"], dict):
-        raise GameFileError(f"{path}: 'config' must be a JSON object of GameConfig fields")
-    meta = {k: v for k, v in doc.items() if k not in ("config", "actions")}
-    return {"config": doc["config"], "actions": doc["actions"]}, meta
-
-
-def load_game_file(path) -> tuple[Game, dict]:
-    """The game at the end of the record or saved state in ``path``, and the file's metadata."""
-    record, meta = read_game_file(path)
-    try:
-        config = GameConfig.from_dict(record["config"])
-        game = Game.replay(config, record["actions"])
-    except (ValueError, TypeError, IllegalActionError) as e:
-        raise GameFileError(f"{path}: cannot rebuild the game: {e}") from None
-    return game, meta
-
-
-def write_record(path, game: Game, **meta) -> None:
-    """Write ``game.record()`` plus ``meta`` as JSON, atomically (temporary file + rename)."""
-    doc = {"format": RECORD_FORMAT, "version": RECORD_VERSION, **game.record(), **meta}
-    atomic_write_text(path, json.dumps(doc, indent=1))
+from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's file helpers)
+    RECORD_FORMAT, RECORD_VERSION, GameFileError, _checked_record, load_game_file, read_game_file, write_record,
+)
 
 
 def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> Path:
@@ -227,12 +150,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pause", action="store_true",
                         help="wait for Enter after each view (q stops), to step through at your own pace")
     parser.add_argument("--dpi", type=int, default=80, help="resolution of the PNG pictures (default 80)")
+    parser.add_argument("--html", metavar="OUT.html", default=None,
+                        help="write the replay as one self-contained HTML page (board, every decision, charts, "
+                             "score sheet) that opens in a browser without a server, instead of the text view")
 
 
 def run(args) -> int:
     from rich.console import Console
 
     console = Console()
+    if args.html:
+        from clans_web.pages import replay_html   # the web viewer's page, inlined
+
+        if not args.html.lower().endswith((".html", ".htm")):
+            console.print(f"error: --html writes an HTML page: give a name ending in .html (got {args.html!r})",
+                          markup=False, highlight=False, style="bold red")
+            return 2
+        try:
+            out = replay_html(args.file, args.html)
+        except GameFileError as e:
+            console.print(f"error: {e}", markup=False, highlight=False, style="bold red")
+            return 2
+        console.print(f"wrote {out} (open it in a browser)", markup=False, highlight=False)
+        return 0
     try:
         replay(args.file, out_dir=args.out, step=args.step, console=console, dpi=args.dpi,
                pause=sys.stdin if args.pause else None)

@@ -13,15 +13,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # package directory -> top-level modules it must not import
 FORBIDDEN = {
     "clans_env/engine": {"gymnasium", "pettingzoo", "torch", "matplotlib", "numpy", "ray", "agents", "training",
-                         "clans_cli", "clans_env.env", "clans_env.encoding", "clans_env.interop",
+                         "clans_cli", "clans_web", "clans_env.env", "clans_env.encoding", "clans_env.interop",
                          "clans_env.render", "clans_env.wrappers", "clans_env.clans_of_caledonia_v0"},
     "clans_env/encoding": {"gymnasium", "pettingzoo", "torch", "ray", "agents", "training", "clans_cli",
-                           "clans_env.env"},
-    "clans_env/env": {"torch", "ray", "agents", "training", "clans_cli"},
-    "clans_env/interop": {"torch", "agents", "training", "clans_cli"},
-    "clans_env/render": {"torch", "agents", "training", "clans_cli"},
-    "agents": {"training", "clans_cli"},
-    "training": {"clans_cli"},
+                           "clans_web", "clans_env.env"},
+    "clans_env/env": {"torch", "ray", "agents", "training", "clans_cli", "clans_web"},
+    "clans_env/interop": {"torch", "agents", "training", "clans_cli", "clans_web"},
+    "clans_env/render": {"torch", "agents", "training", "clans_cli", "clans_web"},
+    "agents": {"training", "clans_cli", "clans_web"},
+    "training": {"clans_cli", "clans_web"},
+    # the web viewer sits above agents and training; the CLI's `clans serve` / `replay --html` call into it
+    "clans_web": {"clans_cli"},
 }
 
 

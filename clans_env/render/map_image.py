@@ -44,11 +44,23 @@ _CORNER_ANGLES = [math.radians(30 + 60 * k) for k in range(6)]
 
 
 def _hex_corners(x: float, y: float, size: float = 1.0):
+    """The six corners of the (pointy-top) hex cell centred at (x, y)."""
     return [(x + size * math.cos(a), y + size * math.sin(a)) for a in _CORNER_ANGLES]
 
 
 def _types(mask: int) -> list[int]:
     return [t for t in (LAND_GRASS, LAND_FOREST, LAND_MOUNTAIN) if mask & t]
+
+
+def wedge_owners(mask: int) -> list[int]:
+    """The land type of each of the six wedges of a cell (wedge k spans corners k..k+1): one type for
+    plain land, halves for two types, thirds for three."""
+    types = _types(mask)
+    if len(types) == 1:
+        return types * 6
+    if len(types) == 2:
+        return [types[1], types[0], types[0], types[0], types[1], types[1]]
+    return [types[0], types[0], types[1], types[1], types[2], types[2]]
 
 
 def _text_colour(mask: int) -> str:
@@ -101,11 +113,7 @@ def draw_board(board: Board, num_players: int = 4, ax=None, occupants=None, port
                 ax.add_patch(Polygon(corners, closed=True, facecolor=COLOURS[types[0]],
                                      edgecolor="none", zorder=1))
             else:
-                # 6 wedges from the centre; wedge k spans corners k..k+1
-                if len(types) == 2:
-                    owner = [types[1], types[0], types[0], types[0], types[1], types[1]]
-                else:
-                    owner = [types[0], types[0], types[1], types[1], types[2], types[2]]
+                owner = wedge_owners(board.land[i])      # 6 wedges from the centre
                 for k in range(6):
                     tri = [(x, y), corners[k], corners[(k + 1) % 6]]
                     ax.add_patch(Polygon(tri, closed=True, facecolor=COLOURS[owner[k]],
@@ -311,13 +319,20 @@ def render_position_png(board: Board, path, occupants: dict, port_tiles: dict | 
     return path
 
 
-def _edge_line(ax, board: Board, a: int, b: int, **kw):
+def edge_segment(board: Board, a: int, b: int) -> tuple[float, float, float, float]:
+    """(x1, y1, x2, y2): the hex edge shared by adjacent cells ``a`` and ``b`` (hex size 1); rivers and
+    module boundaries are drawn along it (here and in the web viewer's SVG)."""
     (xa, ya), (xb, yb) = board.xy[a], board.xy[b]
     mx, my = (xa + xb) / 2, (ya + yb) / 2
     dx, dy = xb - xa, yb - ya
     d = math.hypot(dx, dy)
     px, py = -dy / d * 0.5, dx / d * 0.5   # half the edge length (hex size 1)
-    ax.plot([mx - px, mx + px], [my - py, my + py], solid_capstyle="round", **kw)
+    return mx - px, my - py, mx + px, my + py
+
+
+def _edge_line(ax, board: Board, a: int, b: int, **kw):
+    x1, y1, x2, y2 = edge_segment(board, a, b)
+    ax.plot([x1, x2], [y1, y2], solid_capstyle="round", **kw)
 
 
 def render_board_png(board: Board, path, dpi: int = 110, **kw) -> Path:
@@ -357,5 +372,8 @@ def render_side_png(side_name: str, path, dpi: int = 110) -> Path:
     return path
 
 
-__all__ = ["draw_board", "draw_units", "game_occupants", "render_board_png", "render_position_png",
+hex_corners = _hex_corners
+
+__all__ = ["draw_board", "edge_segment", "hex_corners", "wedge_owners", "draw_units", "game_occupants",
+           "render_board_png", "render_position_png",
            "board_to_rgb_array", "render_side_png", "PLAYER_COLOURS"]
