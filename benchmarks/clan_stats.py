@@ -8,8 +8,10 @@ reported per player count (solo games also get the result band distribution).
     python benchmarks/clan_stats.py --industria 0.5    # each Industria module on with probability 0.5
 
 With ``--industria P`` every game also switches each Industria module on with probability P (1 =
-all of them; 0 = the base game, the default), and the report adds per module how many games used
-it, the mean of each final score line, and how often the Industria decisions came up.
+all of them; 0 = the base game, the default); ``--industria-cycle`` instead plays each module alone
+and all of them together in turn. The report then adds per module how many games used it, the mean
+of each final score line, how often the Industria decisions came up, and how often each Industria
+Port tile was used and each Industria Scoring tile was in play.
 
 The policy is uniformly random over the legal actions except that Pass is taken only with
 probability ``--pass-prob`` when something else is legal, so that games go deep (a uniform
@@ -29,10 +31,19 @@ from collections import Counter, defaultdict
 
 from tqdm import tqdm
 
+#: the decision kinds only Industria modules make pending (state.DECISION_KINDS after the base ones)
+INDUSTRIA_KINDS = ("market_place", "market_sell", "bonus_menu", "port_ignore", "port_field", "port_tech",
+                   "port_discard4", "port_deploy", "port_fulfil", "stack", "move")
+
 
 def play_one(job: tuple) -> dict:
     """Play one checked game; returns its scores or the error."""
     n, seed, pass_prob, industria = job
+    from clans_env.engine.config import INDUSTRIA_MODULES
+    if industria == "cycle":
+        modules = [m for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring" or n == 2]
+        k = seed % (len(modules) + 1)
+        industria = tuple(modules) if k == len(modules) else (modules[k],)
     from clans_env import Game
     from clans_env.engine.actions import PASS
     from clans_env.engine.invariants import check_invariants, random_config
@@ -64,7 +75,10 @@ def play_one(job: tuple) -> dict:
         return {"n": n, "seed": seed, "steps": steps, "clans": [pl.clan for pl in g.players],
                 "totals": [r["total"] for r in rows], "bids": [pl.vp_bid for pl in g.players],
                 "band": rows[0].get("band"), "selection": "fixed" if cfg.clans else cfg.clan_selection,
-                "modules": list(cfg.industria_modules), "lines": rows, "decisions": dict(decisions)}
+                "modules": list(cfg.industria_modules), "lines": rows, "decisions": dict(decisions),
+                "ports_used": [t for pl in g.players for k, t in enumerate(g.port_tiles) if t >= 10
+                               and pl.ports_used >> k & 1],
+                "scoring_tiles": [t for t in g.scoring_tiles if t >= 10]}
     except Exception as e:  # report, never hide: the summary lists every failing seed
         return {"n": n, "seed": seed, "steps": steps, "error": f"{type(e).__name__}: {e}",
                 "trace": traceback.format_exc(limit=6), "config": cfg.to_dict()}
@@ -101,7 +115,14 @@ def summarize(results: list[dict], players: list[int]) -> str:
             for r in ok:
                 kinds.update(r["decisions"])
             out.append("   Industria decisions: " + ", ".join(
-                f"{k} {kinds[k]}" for k in ("market_place", "market_sell", "bonus_menu")))
+                f"{k} {kinds[k]}" for k in sorted(kinds) if k in INDUSTRIA_KINDS))
+            used = Counter(t for r in ok for t in r["ports_used"])
+            shown = Counter(t for r in ok for t in r["scoring_tiles"])
+            if used or shown:
+                out.append("   Industria Port tiles used (player-uses): " +
+                           ", ".join(f"{t}: {used[t]}" for t in range(10, 19)))
+                out.append("   Industria Scoring tiles in play (games): " +
+                           ", ".join(f"{t}: {shown[t]}" for t in range(10, 19)))
         lines = Counter()
         seats = 0
         for r in ok:
@@ -130,8 +151,11 @@ def main(argv=None) -> int:
     ap.add_argument("--pass-prob", type=float, default=0.15)
     ap.add_argument("--industria", type=float, default=0.0,
                     help="probability that each Industria module is on in a game (default 0: base game)")
+    ap.add_argument("--industria-cycle", action="store_true",
+                    help="each Industria module alone, then all of them together, in turn")
     args = ap.parse_args(argv)
-    jobs = [(n, args.seed + i, args.pass_prob, args.industria) for n in args.players for i in range(args.games)]
+    mode = "cycle" if args.industria_cycle else args.industria
+    jobs = [(n, args.seed + i, args.pass_prob, mode) for n in args.players for i in range(args.games)]
     t0 = time.perf_counter()
     results = []
     with mp.get_context("spawn").Pool(args.workers) as pool:

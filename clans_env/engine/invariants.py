@@ -176,8 +176,11 @@ def random_config(rng, n: int, seed: int, industria: bool = False):
 
 
 def _industria_modules(rng, n: int, industria) -> dict:
+    """``industria``: a probability per module (True = 0.5), or the exact module names to switch on."""
     if not industria:
         return {}
     from .config import INDUSTRIA_MODULES
+    if isinstance(industria, (tuple, list)):
+        return {m: m in industria for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring" or n == 2}
     prob = 0.5 if industria is True else float(industria)
     return {m: rng.random() < prob for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring" or n == 2}
