@@ -27,8 +27,9 @@ from versions import checkouts, measure_in  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def measure(games: int, players: int, seed: int) -> dict:
+def measure(games: int, players: int, seed: int, industria: bool = False) -> dict:
     from clans_env import Game, GameConfig
+    options = {"industria": True} if industria else {}
 
     rng = random.Random(seed)
     decisions = 0
@@ -36,7 +37,7 @@ def measure(games: int, players: int, seed: int) -> dict:
     clone_states = []
     t0 = time.perf_counter()
     for i in range(games):
-        g = Game(GameConfig(num_players=players, seed=seed + i))
+        g = Game(GameConfig(num_players=players, seed=seed + i, **options))
         perf = time.perf_counter
         while not g.is_terminal():
             t = perf()
@@ -84,8 +85,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="alternating repetitions (median reported)")
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     ap.add_argument("--catanatron", action="store_true", help="also time catanatron's Catan engine in the same run")
+    ap.add_argument("--industria", action="store_true",
+                    help="also time this checkout on full Industria configurations (industria=True) in the same run")
     args = ap.parse_args()
     catan: dict = {n: [] for n in args.players}
+    industria: dict = {n: [] for n in args.players}
 
     with checkouts(args.baseline) as versions:
         results: dict = {name: {n: [] for n in args.players} for name in versions}
@@ -94,6 +98,9 @@ def main() -> None:
                 for name, path in versions.items():
                     results[name][n].append(
                         measure_in(path, "engine_speed", f"measure({args.games}, {n}, {args.seed})"))
+                if args.industria:
+                    industria[n].append(measure_in(ROOT, "engine_speed",
+                                                   f"measure({args.games}, {n}, {args.seed}, industria=True)"))
                 if args.catanatron:
                     catan[n].append(measure_in(ROOT, "engine_speed",
                                                f"measure_catanatron({args.games}, {n}, {args.seed})"))
@@ -111,6 +118,15 @@ def main() -> None:
                 med[(name, n)] = m
                 print(f"{name:<10}{n:>8}{m['us_per_decision']:>13.1f}{m['games_per_s']:>10.2f}"
                       f"{m['decisions_per_game']:>16.0f}{m['clone_us']:>10.1f}")
+        if args.industria:
+            print(f"\nIndustria (industria=True, this checkout, same run, median):")
+            for n in args.players:
+                m = {k: statistics.median(r[k] for r in industria[n]) for k in ("us_per_decision", "clone_us",
+                                                                               "decisions_per_game")}
+                base = med[("current", n)]
+                print(f"  {n} players: {m['us_per_decision']:.1f} us/decision ({m['decisions_per_game']:.0f} "
+                      f"decisions/game), clone {m['clone_us']:.1f} us; x{m['us_per_decision'] / base['us_per_decision']:.2f} "
+                      f"a base-game decision, clone x{m['clone_us'] / base['clone_us']:.2f}")
         if args.catanatron:
             print(f"\ncatanatron (same run, {args.games} random games x {args.rounds}, median):")
             for n in args.players:

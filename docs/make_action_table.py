@@ -65,6 +65,23 @@ MEANING = {
     ("choose", "export_bonus"): "0: Free space next, 1: Bonus upgrade next",
     ("choose", "process"): "Production: process k inputs with this factory type",
     ("choose", "clan"): "a clan ability's menu (e.g. Milk to churn, Beer to brew)",
+    ("choose", "building_bonus"): "before the draw: 0 draws the contracts (done declines); after: take the k-th drawn one",
+    # Industria
+    ("space", "market_place"): "Industria setup: place your Farmers market on this space",
+    ("trade", "market_sell"): "Farmers market bonus: sell `qty` of `good` (market price + 2 / + 3 each)",
+    ("choose", "bonus_menu"): "the next deployment bonus: 0 Neighbourhood, 1 Building, 2+k the k-th listed market",
+    ("good", "port_ignore"): "Port tile 10: the Processed good to ignore",
+    ("space", "port_field"): "Port tile 12: this factory becomes a Field",
+    ("choose", "port_tech"): "Port tile 13: 0 pay for Technology upgrades, 1 gain 4 Glory",
+    ("good", "port_discard4"): "Port tile 14: the Processed good to discard (four in all)",
+    ("expand", "port_deploy"): "Port tile 17: the factory to deploy for the land cost",
+    ("space", "port_deploy"): "Port tile 17: the space for that factory",
+    ("fulfil", "port_fulfil"): "Port tile 18: the contract fulfilled without Goods",
+    ("expand", "stack"): "Port tile 11: the animal to deploy beside another",
+    ("space", "stack"): "Port tile 11: the space of your animal that takes it",
+    ("space", "move"): "moving (Port tile 16): the unit's space, then its new space",
+    ("expand", "move"): "moving: which of the two units on the space moves",
+    ("hire_merchant", "bonus_upgrade"): "Bonus upgrade (or Port tile 15's Merchant upgrade): hire a Merchant",
 }
 
 INDEX_FORMULA = {
@@ -85,7 +102,7 @@ def observed_sections(games: int, seed: int = 0) -> dict:
     """{decision kind: set of sections seen in its legal sets} over random games."""
     setups = [dict(num_players=2), dict(num_players=3, clan_selection="draft", kickstarter=True),
               dict(num_players=4, clan_selection="auction"), dict(num_players=2, clan_selection="draft"),
-              dict(num_players=1)]
+              dict(num_players=1), dict(num_players=2, industria=True), dict(num_players=4, industria=True)]
     seen = defaultdict(set)
     rng = random.Random(seed)
     for i in tqdm(range(games), desc="random games", unit="game"):
@@ -135,7 +152,7 @@ def render(games: int) -> str:
         "## What a section means in each decision",
         "",
         f"Sections seen in the legal sets of each decision kind over {games} random games (2-4 players, "
-        "solo, with and without clans, Kickstarter):",
+        "solo, with and without clans, Kickstarter, Industria):",
         "",
         "| decision kind | section | meaning |",
         "|---|---|---|",
@@ -163,7 +180,39 @@ def render(games: int) -> str:
         lines.append(f"| {n} | {enc.size} | {enc.num_map_planes} |")
     lines += ["", "The two-player layout (other counts add or drop the `opp*` slices and per-player entries):", "",
               ObservationEncoder(2).markdown_table(), ""]
+    lines += industria_section()
     return "\n".join(lines)
+
+
+def industria_section() -> list[str]:
+    """The table and the vector per configuration (Industria)."""
+    from clans_env.engine.config import INDUSTRIA_MODULES
+    from clans_env.encoding.observation import INDUSTRIA_DECISION_KINDS
+    full = ObservationEncoder(2, industria=INDUSTRIA_MODULES)
+    base = ObservationEncoder(2)
+    lines = [
+        "## Per configuration (Industria)",
+        "",
+        f"The action table is the same **{A.NUM_ACTIONS} actions** in every configuration, the Industria "
+        "modules included: their decisions (" + ", ".join(f"`{k}`" for k in INDUSTRIA_DECISION_KINDS) +
+        ") answer with the existing sections (a space, a Good, a trade, a contract box, a unit type, "
+        "`choose`, `done`), so no base index moves and a base-game model or save is unaffected. "
+        "`env.action_space(agent)` is `Discrete(325)` for every configuration.",
+        "",
+        "The observation of a configuration with Industria modules is the base layout, unchanged, followed "
+        "by the Industria segment (`industria.*`), whatever modules are on (their flags say which):",
+        "",
+        "| players | base length | with Industria |",
+        "|---:|---:|---:|",
+    ]
+    for n in (1, 2, 3, 4):
+        lines.append(f"| {n} | {ObservationEncoder(n).size} | {ObservationEncoder(n, industria=INDUSTRIA_MODULES).size} |")
+    lines += ["", "The Industria segment (two players):", "",
+              "| slice | start | length | bounds | meaning |", "|---|---:|---:|---|---|"]
+    for sl in full.layout[len(base.layout):]:
+        lines.append(f"| `{sl.name}` | {sl.start} | {sl.length} | [{sl.low:g}, {sl.high:g}] | {sl.description} |")
+    lines.append("")
+    return lines
 
 
 def main(argv=None) -> None:

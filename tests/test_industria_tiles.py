@@ -329,3 +329,16 @@ def test_random_games_with_the_industria_tiles():
             g.apply(rng.choice(legal))
             check_invariants(g)
         assert Game.from_json(g.to_json()).to_json() == g.to_json()
+
+
+def test_port_7_exchange_on_a_space_with_two_units_keeps_the_second():
+    """R4.6 / R4.7 with Port tile 7: exchanging the unit on a space that holds two of yours replaces the
+    first and leaves the second (found by the random-game soak: the second unit was lost)."""
+    from clans_env.engine.state import K_EXCHANGE_FROM
+    from helpers import push
+    g, p, s = port_position(11)
+    act(g, "use_port:0", "expand:cow", f"space:{label(g, s)}")
+    push(g, (K_EXCHANGE_FROM, p, (), ()))
+    act(g, f"space:{label(g, s)}", "expand:cheese_dairy")
+    assert g.unit_at[s] == D.DAIRY and stacked_unit(g, s) == D.COW
+    check_invariants(g)

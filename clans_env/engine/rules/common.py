@@ -112,6 +112,17 @@ def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     return unit
 
 
+def replace_unit(g, p: int, space: int, new: int) -> int:
+    """Exchange p's (first) unit on ``space`` for ``new`` from the Player board, in place: a second unit
+    on the space (Industria) stays. Returns the old type."""
+    pl = g.players[p]
+    old = g.unit_at[space]
+    pl.units_left[old] += 1
+    pl.units_left[new] -= 1
+    g.unit_at[space] = new
+    return old
+
+
 def units_of(g, p: int, unit: int) -> int:
     """Bit set of spaces holding p's units of type ``unit`` (a second unit on a space too)."""
     out = 0

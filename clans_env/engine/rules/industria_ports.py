@@ -25,7 +25,7 @@ from ..actions import CHOOSE, DONE, EXPAND, FULFIL, GOOD, SPACE
 from ..state import (K_BONUS_UPGRADE, K_HOOK, K_PORT_DEPLOY, K_PORT_DISCARD4, K_PORT_FIELD, K_PORT_FULFIL,
                      K_PORT_IGNORE, K_PORT_TECH)
 from ..topology import bits
-from .common import affordable_spaces, expand_targets, place_unit, reach, remove_unit, units_of
+from .common import place_unit, reach, replace_unit, units_of
 from .registry import apply_for, describe_for, legal_for
 
 T = D.PORT_INDUSTRIA
@@ -145,9 +145,7 @@ def legal_port_field(g, frame) -> list:
 def apply_port_field(g, frame, action: int) -> None:
     p = frame[1]
     g.stack.pop()
-    s = action - SPACE
-    remove_unit(g, p, s)
-    place_unit(g, p, D.FIELD, s)
+    replace_unit(g, p, action - SPACE, D.FIELD)
 
 
 @describe_for(K_PORT_FIELD)
