@@ -285,9 +285,17 @@ def table_view(game: Game, human: int | None, names, highlight=frozenset()):
     parts = [Rule(style="dim"), header_view(game, human), map_view(game, highlight), ports_view(game, human),
              Columns([market_table(game, human), contracts_table(game)], padding=(0, 3)),
              players_table(game, human, names)]
+    if game.config.industria_modules:
+        parts.append(industria_view(game))
     if human is not None:
         parts.append(player_board_view(game, human))
     return Group(*parts)
+
+
+def industria_view(game: Game) -> Text:
+    """The Industria modules' state (Award, refill board, Farmers markets): the engine's text line."""
+    from clans_env.engine.views import industria_text
+    return Text(industria_text(game), style="cyan")
 
 
 def status_line(game: Game, p: int) -> Text:
@@ -677,6 +685,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how clans are chosen when --clans is not given (default: the engine's, draft)")
     parser.add_argument("--tighter-map", action="store_true", help="variant: Tighter Game Map (2-3 players)")
     parser.add_argument("--static-imports", action="store_true", help="variant: every import worth 4 VP")
+    parser.add_argument("--industria", action="store_true",
+                        help="play with every Industria module the engine has (Farmers markets, Award, refill board, "
+                             "Port and Scoring tiles 10-18, variable prices; the alternative 2-player scoring)")
     parser.add_argument("--load", metavar="FILE", default=None,
                         help="resume a saved game (a record from --save/save, or a Game.save state)")
     parser.add_argument("--save", metavar="FILE", default=None,
@@ -692,14 +703,14 @@ def build_session(args, console: Console, inp: TextIO) -> PlaySession:
     if args.load:
         game, meta = load_game_file(args.load)
         new_game_options = [o for o in ("players", "seed", "clans", "clan_selection") if getattr(args, o)]
-        if args.tighter_map or args.static_imports:
+        if args.tighter_map or args.static_imports or getattr(args, "industria", False):
             new_game_options.append("variants")
         if new_game_options:
             raise ValueError(f"--load resumes a saved game with its own configuration; drop "
                              f"{', '.join('--' + o.replace('_', '-') for o in new_game_options)}")
     else:
         kwargs = dict(num_players=args.players or 2, seed=args.seed or 0, tighter_map=args.tighter_map,
-                      static_imports=args.static_imports)
+                      static_imports=args.static_imports, industria=getattr(args, "industria", False))
         if args.clans:
             kwargs["clans"] = tuple(c.lower() for c in args.clans)
         if args.clan_selection:

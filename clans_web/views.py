@@ -153,6 +153,11 @@ def contract_view(cid: int) -> dict:
     return {"id": cid, "need": need, "gain": gain}
 
 
+def industria_text(game: Game) -> str:
+    from clans_env.engine.views import industria_text as text
+    return text(game)
+
+
 def frame(game: Game) -> dict:
     """Everything the page draws for one position that changes during the game (compact: the
     map's fixed fields stay in :func:`map_svg`)."""
@@ -184,6 +189,8 @@ def frame(game: Game) -> dict:
         "turn_order": ps["turn_order"], "pass_order": ps["pass_order"], "solo": ps["solo"],
         "setup_offer": ps["setup_offer"],
         "players": players, "units": units, "blocked": blocked, "scores": scores,
+        "markets": ps.get("industria", {}).get("farmers_markets", []),
+        "industria": industria_text(game) if game.config.industria_modules else None,
         "vp_estimate": [round(v, 1) for v in estimate_final_vp(game)],
     }
 

@@ -233,3 +233,11 @@ def test_cli_reference_shows_the_current_play_and_replay_options():
     for command in ("play", "replay"):
         section = current.split(f"## `clans {command}`")[1].split("\n## ")[0].strip()
         assert section in committed, f"docs/api/cli.md is stale for `clans {command}`: run docs/api/make_api_docs.py"
+
+
+def test_play_an_industria_game_in_the_terminal():
+    """Issue 12: `clans play --industria` plays the Industria modules; the Farmers market placement is
+    the first decision after the Starting tiles, and the table shows the Industria line."""
+    rc, out, session = run_play(BASE + ["--industria"], "1\n" * 12 + "quit\n")
+    assert session is not None and session.game.config.industria_modules
+    assert "Farmers market" in out and "Industria:" in out

@@ -602,3 +602,18 @@ def test_saves_bump_the_version_and_old_base_saves_still_load():
     h = Game(GameConfig(num_players=3, seed=8, industria=True))
     random_playout(h, random.Random(3))
     assert Game.from_json(h.to_json()).to_json() == h.to_json()
+
+
+def test_mcts_and_heuristic_play_industria_games():
+    """Issue 12: the search agents run on Industria configurations (MCTS with determinization of the
+    pile below the refill board; the heuristic values the new decisions through its lookahead)."""
+    from agents import HeuristicAgent, MCTSAgent
+    g = Game(GameConfig(num_players=2, seed=12, industria=True))
+    agents = [MCTSAgent(sims=8, seed=1), HeuristicAgent(seed=2)]
+    moves = 0
+    while not g.is_terminal() and moves < 150:
+        a = agents[g.current_player].act(g)
+        assert a in g.legal_actions()
+        g.apply(a)
+        moves += 1
+    assert moves == 150 or g.is_terminal()

@@ -342,3 +342,31 @@ def test_port_7_exchange_on_a_space_with_two_units_keeps_the_second():
     act(g, f"space:{label(g, s)}", "expand:cheese_dairy")
     assert g.unit_at[s] == D.DAIRY and stacked_unit(g, s) == D.COW
     check_invariants(g)
+
+
+def test_waterfall_spaces_form_one_settlement():
+    """R6.1 "Waterfall spaces (new maps): the mountain space is not along the river. The two spaces below
+    the waterfall are along the river and are adjacent to the mountain, but they are not neighbouring it
+    (the river runs between them). Units on all three spaces still form a single Settlement" (read as
+    Q1: the river runs between the two lower spaces, each of which neighbours the mountain)."""
+    from clans_env.engine.board import all_assemblies, assemble
+    from clans_env.engine.rules.scoring import settlements
+    checked = 0
+    for sides in all_assemblies():
+        b = assemble(sides)
+        for w in b.waterfall:
+            lower = next(chain[0] for chain in b.rivers if set(chain[0]) <= set(b.adjacent[w]))
+            a, c = lower
+            assert w in b.neighbours[a] and w in b.neighbours[c]          # no river between them and w
+            assert c in b.adjacent[a] and c not in b.neighbours[a]        # the river runs between a and c
+            if not (b.active(4)[a] and b.active(4)[c] and b.land[a] & GRASS and b.land[c] & GRASS):
+                continue
+            g = blank_position(4, sides=sides, industria_tiles=True)
+            if any(g.occupant[x] != -1 for x in (w, a, c)):
+                continue
+            put(g, 0, "miner", w)
+            put(g, 0, "sheep", a)
+            put(g, 0, "cow", c)
+            assert len(settlements(g, 0)) == 1
+            checked += 1
+    assert checked

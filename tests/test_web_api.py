@@ -292,3 +292,30 @@ def test_serve_warns_off_localhost(capsys, tmp_path, monkeypatch):
     assert "warning: binding to 0.0.0.0" in cap.err and "http://127.0.0.1:" in cap.out and "stopped" in cap.out
     args.folders = [str(tmp_path / "nope")]
     assert S.run(args) == 2
+
+
+def test_industria_replay_shows_markets_second_units_and_the_industria_line(tmp_path):
+    """Issue 17 with Industria (issue 12): a replay of an Industria game carries the Farmers markets, every
+    unit (a second one on a space too) and the modules' line in each frame."""
+    import random
+    from clans_env import GameConfig
+    from clans_env.engine.records import write_record
+    from clans_env.engine.rules.industria_scoring import own_units
+    g = Game(GameConfig(num_players=2, seed=3, industria=True))
+    rng = random.Random(4)
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        ports = [a for a in legal if 271 <= a < 275]
+        g.apply(rng.choice(ports if ports and rng.random() < 0.7 else legal))
+    write_record(tmp_path / "ind.json", g, players=["a", "b"])
+    c = TestClient(create_app([tmp_path]))
+    d = c.get("/api/replay", params={"file": "0/ind.json"}).json()
+    replay = Game(g.config)
+    saw_market = False
+    for i, a in enumerate(g.history):
+        f = d["frames"][i]
+        assert len(f["units"]) == sum(len(own_units(replay, p)) for p in range(2))
+        assert f["industria"].startswith("Industria:")
+        saw_market |= bool(f["markets"])
+        replay.apply(a)
+    assert saw_market

@@ -119,6 +119,11 @@ def industria_view(g) -> dict:
     return out
 
 
+def industria_text(g) -> str:
+    """One line for the Industria modules' state (render_text, clans play)."""
+    return _industria_text(g)
+
+
 def _industria_text(g) -> str:
     v = industria_view(g)
     parts = [f"Industria: {', '.join(v['modules'])}"]

@@ -44,11 +44,14 @@
   }
   Board.prototype.render = function (frame, legalSpaces) {
     const parts = [];
+    const onSpace = {};
     for (const u of frame.units) {
       const c = this.centres[u[0]];
       if (!c) continue;
       const port = c[2] === 1;
-      const x = port ? c[0] + 13 : c[0], y = port ? c[1] + 9 : c[1] + 3, r = port ? 8 : 10;
+      const nth = onSpace[u[0]] = (onSpace[u[0]] || 0) + 1;   // Industria: a second unit on the space
+      const shift = nth > 1 ? 9 : 0;
+      const x = (port ? c[0] + 13 : c[0]) + shift, y = (port ? c[1] + 9 : c[1] + 3) - shift, r = port ? 8 : 10;
       parts.push('<g class="unit" data-seat="' + u[1] + '" data-space="' + u[0] + '"><title>' +
         esc(seatLabel(u[1], this.names) + ": " + u[3]) + '</title><circle cx="' + x + '" cy="' + y + '" r="' + r +
         '" fill="' + this.colours[u[1]] + '" stroke="black" stroke-width="1.2"/><text x="' + x + '" y="' + (y + 3.8) +
@@ -58,6 +61,13 @@
       const c = this.centres[s];
       parts.push('<g class="blocked"><title>blocked: a neutral unit (solo) or a covered space (Tighter Game Map)</title><circle cx="' + c[0] + '" cy="' + (c[1] + 3) +
         '" r="10" fill="#8a8a8a" stroke="black"/><text x="' + c[0] + '" y="' + (c[1] + 6.5) + '">X</text></g>');
+    }
+    for (const m of frame.markets || []) {
+      const c = this.centres[m.space];
+      const open = m.goods.filter((g, k) => !m.covered[k]);
+      parts.push('<g class="blocked market"><title>' + esc("Farmers market: " + open.join(" / ")) + '</title><circle cx="' +
+        c[0] + '" cy="' + (c[1] + 3) + '" r="11" fill="#c89b3c" stroke="black"/><text x="' + c[0] + '" y="' + (c[1] + 6.5) +
+        '">FM</text></g>');
     }
     this.units.innerHTML = parts.join("");
     for (const p of frame.port_tiles) {
@@ -128,6 +138,7 @@
     s += "<div>Import track: " + Object.keys(frame.import_track).map((k) => esc(k) + " " + frame.import_track[k] +
       " (" + frame.import_values[k] + " VP)").join(", ") + "</div>";
     if (frame.port_tiles.length) s += "<div>Port tiles: " + frame.port_tiles.map((p) => "ABCD"[p.slot] + ":" + p.tile).join(" ") + "</div>";
+    if (frame.industria) s += "<div>" + esc(frame.industria) + "</div>";
     return s + "</section>";
   }
 
