@@ -52,6 +52,9 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                      help="stop (with a checkpoint) after this much wall time in this session")
     ppo.add_argument("--no-progress", action="store_true", help="no progress bar")
     ppo.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard event files")
+    ppo.add_argument("--device", default="auto",
+                     help="where the PPO update runs: auto (a GPU when one is present, else the CPU; default), cpu, "
+                          "cuda or cuda:N; self-play always runs on the CPU")
     from .main import add_ray_arguments
     add_ray_arguments(ppo, "self-play collection and evaluation matches on Ray actors (--workers of them; 0 = one "
                            "per Ray CPU), the PPO update in this process")
@@ -94,7 +97,8 @@ def run_train_ppo(args) -> int:
             kwargs["address"] = args.address
         trainer = run(config, args.out, resume=args.resume, overrides=overrides, max_updates=args.max_updates,
                       max_seconds=None if args.max_minutes is None else 60 * args.max_minutes,
-                      progress=not args.no_progress, tensorboard=not args.no_tensorboard, **kwargs)
+                      progress=not args.no_progress, tensorboard=not args.no_tensorboard,
+                      device=args.device, **kwargs)
     except RuntimeError as e:
         if type(e).__name__ != "RayUnavailable":
             raise

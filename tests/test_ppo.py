@@ -474,3 +474,23 @@ def test_damaged_training_checkpoint_fields_are_checkpoint_errors(tmp_path, enco
         torch.save({**good, field: value}, out / "checkpoint.pt")
         with pytest.raises(CheckpointError, match=f"checkpoint's {field}" if field != "pool" else "snapshot names"):
             PPOTrainer.resume(out, encoder=encoder, progress=False, tensorboard=False)
+
+
+def test_learner_device_defaults_to_a_gpu_only_when_there_is_one():
+    """Issue 19: the PPO update runs on a GPU when one is present (``--device auto``), on the CPU
+    otherwise; asking for CUDA without one is a clear error. (The CUDA path itself needs a GPU machine
+    to run; the CPU path is the one every other test here exercises.)"""
+    from training.ppo import _optimizer_to, learner_device
+    dev = learner_device(None)
+    assert dev.type == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert learner_device("cpu").type == "cpu"
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            learner_device("cuda")
+    net = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(net.parameters())
+    net(torch.ones(1, 3)).sum().backward()
+    opt.step()
+    _optimizer_to(opt, torch.device("cpu"))
+    state = next(iter(opt.state.values()))
+    assert state["exp_avg"].device.type == "cpu" and state["step"].device.type == "cpu"

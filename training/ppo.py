@@ -32,6 +32,7 @@ import os
 import random
 import re
 import signal
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -159,6 +160,24 @@ def export_model(net: PolicyValueNet, config: PPOConfig, path, encoder, extra: d
 
 
 # ------------------------------------------------------------------------------------------------
+def learner_device(device: str | None = None) -> torch.device:
+    """``None`` / ``"auto"``: the first CUDA GPU when one is present, else the CPU; or the named device."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but torch sees no CUDA GPU here; use 'cpu' or 'auto'")
+    return dev
+
+
+def _optimizer_to(optimizer, device) -> None:
+    """Move an optimizer's state tensors (Adam's moments) to ``device``, beside its parameters."""
+    for state in optimizer.state.values():
+        for k, v in state.items():
+            if torch.is_tensor(v) and k != "step":
+                state[k] = v.to(device)
+
+
 class PPOTrainer:
     """Owns a run: network, optimizer, opponent pool, counters, logging and checkpoints.
 
@@ -167,8 +186,12 @@ class PPOTrainer:
     """
 
     def __init__(self, config: PPOConfig, out_dir, encoder=None, tensorboard: bool = True,
-                 progress: bool = True, _resume_ckpt: dict | None = None):
+                 progress: bool = True, _resume_ckpt: dict | None = None, device: str | None = None):
         self.config = config
+        #: where the PPO update runs: a GPU when one is present (device=None or "auto"), else the CPU.
+        #: The network lives on the CPU between updates, so self-play, checkpoints and the pool never
+        #: see device tensors; only the update moves the weights and the optimizer state over.
+        self.device = learner_device(device)
         self.out = Path(out_dir)
         self.encoder = encoder if encoder is not None else make_encoder(config.num_players, config.game_options)
         torch.set_num_threads(config.torch_threads)
@@ -383,20 +406,32 @@ class PPOTrainer:
                        self.config.num_envs, self.have_heuristic, progress=progress)
 
     def ppo_update(self, batch: Rollout, seed: np.random.SeedSequence) -> dict:
-        """Clipped-PPO epochs over one rollout; returns averaged diagnostics."""
+        """Clipped-PPO epochs over one rollout; returns averaged diagnostics (on ``self.device``)."""
+        dev = self.device
+        if dev.type == "cpu":
+            return self._ppo_update(batch, seed, dev)
+        self.net.to(dev)
+        _optimizer_to(self.optimizer, dev)
+        try:
+            return self._ppo_update(batch, seed, dev)
+        finally:
+            self.net.to("cpu")
+            _optimizer_to(self.optimizer, torch.device("cpu"))
+
+    def _ppo_update(self, batch: Rollout, seed: np.random.SeedSequence, dev) -> dict:
         cfg = self.config
         net = self.net.train()
         rng = np.random.default_rng(seed)
-        obs = torch.from_numpy(batch.obs)
-        mask = torch.from_numpy(batch.mask)
-        actions = torch.from_numpy(batch.actions)
-        old_logp = torch.from_numpy(batch.logp)
-        old_values = torch.from_numpy(batch.values)
-        adv = torch.from_numpy(batch.advantages)
+        obs = torch.from_numpy(batch.obs).to(dev)
+        mask = torch.from_numpy(batch.mask).to(dev)
+        actions = torch.from_numpy(batch.actions).to(dev)
+        old_logp = torch.from_numpy(batch.logp).to(dev)
+        old_values = torch.from_numpy(batch.values).to(dev)
+        adv = torch.from_numpy(batch.advantages).to(dev)
         if cfg.normalize_advantages and len(adv) > 1:
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        targets = torch.from_numpy(batch.seat_targets).clone()
-        targets[:, 0] = torch.from_numpy(batch.returns)    # the deciding seat learns from GAE returns
+        targets = torch.from_numpy(batch.seat_targets).clone().to(dev)
+        targets[:, 0] = torch.from_numpy(batch.returns).to(dev)    # the deciding seat learns from GAE returns
         n = len(batch)
         mb = min(cfg.minibatch_size, n)
         sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
@@ -404,7 +439,7 @@ class PPOTrainer:
         count = 0
         stopped_early = False
         for _epoch in range(cfg.epochs):
-            perm = torch.from_numpy(rng.permutation(n))
+            perm = torch.from_numpy(rng.permutation(n)).to(dev)
             kls = []
             for start in range(0, n, mb):
                 idx = perm[start:start + mb]
@@ -639,11 +674,15 @@ def _np_state_from_plain(plain):
 
 def run(config: PPOConfig, out_dir, resume: bool = False, overrides: dict | None = None,
         max_updates: int | None = None, max_seconds: float | None = None, progress: bool = True,
-        tensorboard: bool = True) -> PPOTrainer:
-    """Start (or with ``resume`` continue) a run and train it; the command-line entry point."""
+        tensorboard: bool = True, device: str | None = None) -> PPOTrainer:
+    """Start (or with ``resume`` continue) a run and train it; the command-line entry point. ``device``:
+    where the PPO update runs (None / "auto": a GPU when one is present, else the CPU)."""
     if resume:
-        trainer = PPOTrainer.resume(out_dir, overrides, progress=progress, tensorboard=tensorboard)
+        trainer = PPOTrainer.resume(out_dir, overrides, progress=progress, tensorboard=tensorboard, device=device)
     else:
-        trainer = PPOTrainer(config, out_dir, progress=progress, tensorboard=tensorboard)
+        trainer = PPOTrainer(config, out_dir, progress=progress, tensorboard=tensorboard, device=device)
+    if progress:
+        name = torch.cuda.get_device_name(trainer.device) if trainer.device.type == "cuda" else "CPU"
+        print(f"PPO update on {trainer.device} ({name}); self-play on the CPU", file=sys.stderr)
     trainer.train(max_updates=max_updates, max_seconds=max_seconds)
     return trainer

@@ -314,14 +314,15 @@ def __getattr__(name):
 
 def run_ppo(config, out_dir, resume: bool = False, overrides: dict | None = None, max_updates: int | None = None,
             max_seconds: float | None = None, progress: bool = True, tensorboard: bool = True,
-            address: str | None = None):
-    """``training.ppo.run`` with collection and evaluation on Ray (``clans train ppo --ray``)."""
+            address: str | None = None, device: str | None = None):
+    """``training.ppo.run`` with collection and evaluation on Ray (``clans train ppo --ray``); the PPO
+    update stays in this process (on ``device``: a GPU when present)."""
     init(address)
     trainer_cls = __getattr__("RayPPOTrainer")
     if resume:
-        trainer = trainer_cls.resume(out_dir, overrides, progress=progress, tensorboard=tensorboard)
+        trainer = trainer_cls.resume(out_dir, overrides, progress=progress, tensorboard=tensorboard, device=device)
     else:
-        trainer = trainer_cls(config, out_dir, progress=progress, tensorboard=tensorboard)
+        trainer = trainer_cls(config, out_dir, progress=progress, tensorboard=tensorboard, device=device)
     trainer.train(max_updates=max_updates, max_seconds=max_seconds)
     return trainer
 
