@@ -114,6 +114,13 @@ def describe_place(g, frame) -> str:
     return f"Choose the space for your {D.UNITS[frame[2]]} ({_PLACE_MODES.get(frame[3], 'placement')})"
 
 
+def deployed(g, p: int, unit: int, space: int) -> None:
+    """After a deployment by an Industria effect (Port tiles 11 and 17): the clan's deploy hook, then the
+    deployment bonuses (R3.1), as for an Expand."""
+    g.clans[p].on_deploy(g, p, unit, space, PLACE_EXPAND)
+    expansion_bonuses(g, p, unit, space)
+
+
 def expansion_bonuses(g, p: int, unit: int, space: int, neighbourhood: bool = True) -> None:
     """After an Expand: the Neighbourhood bonus and the Building bonus, in the player's order (with
     Industria's Farmers markets also each market neighbouring the space, R3.2)."""

@@ -243,8 +243,7 @@ def legal_port_deploy(g, frame) -> list:
 
 @apply_for(K_PORT_DEPLOY)
 def apply_port_deploy(g, frame, action: int) -> None:
-    from .expand import expansion_bonuses
-    from ..state import PLACE_EXPAND
+    from .expand import deployed
     _, p, unit = frame
     g.stack.pop()
     if unit < 0:
@@ -253,8 +252,7 @@ def apply_port_deploy(g, frame, action: int) -> None:
     s = action - SPACE
     g.players[p].money -= g.topo.cost[s]
     place_unit(g, p, unit, s)
-    g.clans[p].on_deploy(g, p, unit, s, PLACE_EXPAND)
-    expansion_bonuses(g, p, unit, s)
+    deployed(g, p, unit, s)
 
 
 @describe_for(K_PORT_DEPLOY)

@@ -84,8 +84,7 @@ def legal_stack(g, frame) -> list:
 
 @apply_for(K_STACK)
 def apply_stack(g, frame, action: int) -> None:
-    from ..state import PLACE_EXPAND
-    from .expand import expansion_bonuses
+    from .expand import deployed
     _, p, unit = frame
     g.stack.pop()
     if unit < 0:
@@ -93,8 +92,7 @@ def apply_stack(g, frame, action: int) -> None:
         return
     s = action - SPACE
     place_second(g, p, unit, s)                 # free: no unit cost, no land cost (R4.2, R11.11)
-    g.clans[p].on_deploy(g, p, unit, s, PLACE_EXPAND)
-    expansion_bonuses(g, p, unit, s)            # a deployment (R3.1, Q36)
+    deployed(g, p, unit, s)                     # a deployment (R3.1, Q36)
 
 
 @describe_for(K_STACK)
