@@ -78,7 +78,10 @@ def run(args) -> int:
     shown = f"[{host}]" if ":" in host else host
     where = ", ".join(str(Path(f).resolve()) for f in folders)
     print(f"Clans of Caledonia viewer: http://{shown}:{port}/  (serving {where}; Ctrl-C stops)", flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, access_log=False)
+    # keep-alive connections live 75 s, not uvicorn's 5 s: on a busy machine the event loop can run the
+    # idle timer before it reads a request that already arrived, and the client then sees its connection
+    # closed mid-request (the 50-game load test did, with the whole test suite running beside it)
+    config = uvicorn.Config(app, log_level=args.log_level, access_log=False, timeout_keep_alive=75)
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])

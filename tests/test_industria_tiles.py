@@ -370,3 +370,27 @@ def test_waterfall_spaces_form_one_settlement():
             assert len(settlements(g, 0)) == 1
             checked += 1
     assert checked
+
+
+def test_a_moved_fisherman_never_ends_next_to_another():
+    """R5 with Clan MacDonald: "Two Fishermen may never be adjacent to each other" holds for moves too, onto
+    land as onto lochs (the soak found a Fisherman moved onto land beside another)."""
+    from clans_env.engine.clans import CLANS
+    from clans_env.engine.rules.stacking import move_targets
+    g = blank_position(3, clans=["macdonald", "stewart", "fergusson"], industria_tiles=True)
+    lake = {s for s in range(g.board.num_spaces) if g.board.kind[s] == 1 and g.topo.active >> s & 1}
+    land = set(active_land(g, FOREST)) | set(active_land(g, MOUNTAIN))
+    for a in sorted(lake):
+        for t in g.board.adjacent[a]:
+            if t not in land or g.occupant[t] != -1:
+                continue
+            for b in g.board.adjacent[t]:
+                if b in lake and b != a and b not in g.board.adjacent[a]:
+                    for s in (a, b):
+                        put(g, 0, "fisherman", s, check=False)
+                        CLANS["macdonald"].on_deploy(g, 0, D.FISHERMAN, s, 0)
+                    g.players[0].shipping = 1
+                    assert not move_targets(g, 0, a, D.FISHERMAN) >> t & 1
+                    check_invariants(g)
+                    return
+    pytest.skip("no such position on this map")

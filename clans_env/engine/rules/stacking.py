@@ -124,9 +124,9 @@ def move_targets(g, p: int, space: int, unit: int) -> int:
             continue                            # across a river without river-crossing Shipping
         mask |= 1 << t
     mask &= ~g.occupied & g.topo.active & _allowed_terrain(g, p, unit)
-    if unit == D.FISHERMAN:
+    if unit == D.FISHERMAN:             # "Two Fishermen may never be adjacent", wherever they stand
         from ..clans.macdonald import near_fishermen
-        mask &= ~near_fishermen(g, p, except_space=space) | g.topo.land_mask
+        mask &= ~near_fishermen(g, p, except_space=space)
     return mask
 
 
