@@ -6,8 +6,9 @@
 from .base import Agent
 from .heuristic import HeuristicAgent, estimate_final_vp, evaluate
 from .mcts import MCTSAgent
+from .policy_agent import PolicyAgent
 from .random_agent import RandomAgent
 from .registry import KINDS, make, parse_spec
 
-__all__ = ["Agent", "RandomAgent", "HeuristicAgent", "MCTSAgent", "make", "parse_spec", "KINDS", "evaluate",
+__all__ = ["Agent", "PolicyAgent", "RandomAgent", "HeuristicAgent", "MCTSAgent", "make", "parse_spec", "KINDS", "evaluate",
            "estimate_final_vp"]

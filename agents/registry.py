@@ -8,13 +8,31 @@ A spec is ``kind`` or ``kind:key=value,key=value``::
     make("mcts:seconds=1.0")
     make("ppo:path=runs/ppo/model.pt,greedy=1")
 
-Bad specs raise ``ValueError`` naming the valid kinds and that kind's options.
+Your own agents (docs/agents.md, "Your own agent"):
+
+    make("mypkg.bots:Greedy")                 # any importable class or factory: module:attribute
+    make("mypkg.bots:Greedy:depth=2,seed=1")  # options become keyword arguments (numbers, true/false, text)
+    make("./mybot.py:Greedy")                 # a Python file: path:attribute
+    make("their-bot")                         # a kind an installed package registers (entry point group
+                                              # "clans_env.agents", name = kind, value = module:attribute)
+
+A factory may return an ``Agent`` or a plain ``policy(observation_dict) -> action`` callable, which is
+wrapped in ``PolicyAgent``. Bad specs raise ``ValueError`` naming what is wrong: the valid kinds and that
+kind's options, the module or file that is missing, or the attribute it lacks.
 """
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
+import inspect
 import os
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Callable
+
+#: entry point group through which installed packages register agent kinds
+ENTRY_POINT_GROUP = "clans_env.agents"
 
 
 def _bool(text: str) -> bool:
@@ -103,16 +121,89 @@ def describe_kinds() -> str:
     return "\n".join(lines)
 
 
+def _is_import_spec(spec: str) -> bool:
+    """``module:attribute[:options]`` or ``path/file.py:attribute[:options]`` (the part after the first
+    colon is an identifier, not ``key=value`` options)."""
+    head, sep, rest = spec.partition(":")
+    if not sep:
+        return False
+    attr = rest.partition(":")[0].strip()
+    return attr.isidentifier() and (head.endswith(".py") or "." in head or "/" in head or head.lower() not in KINDS)
+
+
+def _literal(text: str):
+    """An option value of a custom agent: a Python literal (number, True/False, None, string), else text."""
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return ast.literal_eval(t)
+    except (ValueError, SyntaxError):
+        return t
+
+
+def _custom_options(spec: str, text: str) -> dict:
+    options: dict = {}
+    for part in (p for p in text.split(",") if p.strip()):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise ValueError(f"bad option {part!r} in spec {spec!r}: options are key=value pairs separated by commas")
+        options[key.strip()] = _literal(value)
+    return options
+
+
+def _entry_points() -> dict:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _load_attribute(spec: str, target: str, attr: str):
+    """The object ``attr`` of module or Python file ``target`` (errors name what is missing)."""
+    if target.endswith(".py") or os.sep in target or "/" in target:
+        path = os.path.abspath(target)
+        if not os.path.isfile(path):
+            raise ValueError(f"agent spec {spec!r}: no such Python file {target!r}")
+        name = "clans_agent_" + os.path.splitext(os.path.basename(path))[0]
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        try:
+            module_spec.loader.exec_module(module)
+        except Exception as e:
+            raise ValueError(f"agent spec {spec!r}: importing {target!r} failed: {type(e).__name__}: {e}") from None
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ImportError as e:
+            raise ValueError(f"agent spec {spec!r}: cannot import module {target!r} ({e}); give an importable "
+                             f"module (on PYTHONPATH or installed) or a file path such as ./mybot.py:{attr}") from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise ValueError(f"agent spec {spec!r}: {target!r} has no attribute {attr!r}") from None
+
+
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """Split ``kind:key=value,...`` into the kind and its converted options."""
+    """Split ``kind:key=value,...`` into the kind and its converted options. A custom agent's kind is
+    ``module:attribute`` (or ``file.py:attribute``) or the name of an entry point."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string like 'mcts:sims=200'; valid kinds: "
                          f"{', '.join(KINDS)}")
-    kind_name, _, rest = spec.strip().partition(":")
+    spec = spec.strip()
+    if _is_import_spec(spec):
+        target, _, rest = spec.partition(":")
+        attr, _, opts = rest.partition(":")
+        _load_attribute(spec, target.strip(), attr.strip())
+        return f"{target.strip()}:{attr.strip()}", _custom_options(spec, opts)
+    kind_name, _, rest = spec.partition(":")
     kind_name = kind_name.strip().lower()
     kind = KINDS.get(kind_name)
     if kind is None:
-        raise ValueError(f"unknown agent kind {kind_name!r} in spec {spec!r}; valid kinds: {', '.join(KINDS)}")
+        plugins = _entry_points()
+        if kind_name in plugins:
+            return kind_name, _custom_options(spec, rest)
+        known = list(KINDS) + sorted(plugins)
+        raise ValueError(f"unknown agent kind {kind_name!r} in spec {spec!r}; valid kinds: {', '.join(known)}, "
+                         f"or module:Class / ./file.py:Class for your own agent")
     options: dict = {}
     if rest.strip():
         for part in rest.split(","):
@@ -136,8 +227,11 @@ def parse_spec(spec: str) -> tuple[str, dict]:
 
 
 def make(spec: str, seed: int | None = None):
-    """Build an agent from ``spec``; ``seed`` is used when the spec does not fix one."""
+    """Build an agent from ``spec``; ``seed`` is used when the spec does not fix one (and, for your own
+    agent, when its factory takes a ``seed`` argument)."""
     kind_name, options = parse_spec(spec)
+    if kind_name not in KINDS:
+        return _make_custom(spec.strip(), kind_name, options, seed)
     if seed is not None and "seed" not in options:
         options["seed"] = seed
     try:
@@ -147,3 +241,45 @@ def make(spec: str, seed: int | None = None):
                          f"{', '.join(KINDS[kind_name].options)}") from None
     agent.spec = spec.strip()
     return agent
+
+
+def _make_custom(spec: str, kind_name: str, options: dict, seed: int | None):
+    if ":" in kind_name:
+        target, attr = kind_name.split(":", 1)
+        factory = _load_attribute(spec, target, attr)
+    else:
+        try:
+            factory = _entry_points()[kind_name].load()
+        except Exception as e:
+            raise ValueError(f"agent spec {spec!r}: loading the entry point {kind_name!r} failed: "
+                             f"{type(e).__name__}: {e}") from None
+    if not callable(factory):
+        raise ValueError(f"agent spec {spec!r}: {kind_name!r} is not a class or factory")
+    if seed is not None and "seed" not in options and _accepts(factory, "seed"):
+        options["seed"] = seed
+    try:
+        agent = factory(**options)
+    except TypeError as e:
+        raise ValueError(f"cannot build {spec!r}: {e}") from None
+    if not callable(getattr(agent, "act", None)):
+        if not callable(agent):
+            raise ValueError(f"agent spec {spec!r} built {agent!r}, which is neither an Agent (act(game)) nor a "
+                             f"policy(observation) -> action")
+        from .policy_agent import PolicyAgent
+        agent = PolicyAgent(agent, seed=seed, name=attr_name(kind_name))
+    if not getattr(agent, "name", None) or agent.name == "agent":
+        agent.name = attr_name(kind_name)
+    agent.spec = spec
+    return agent
+
+
+def attr_name(kind_name: str) -> str:
+    return kind_name.rsplit(":", 1)[-1]
+
+
+def _accepts(factory, name: str) -> bool:
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == name or p.kind == p.VAR_KEYWORD for p in params)

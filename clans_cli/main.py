@@ -108,6 +108,13 @@ def run_tournament_cmd(args) -> int:
             print("error: --quick plays its own agents; give either --quick or agent specs", file=sys.stderr)
             return 2
         agents = list(QUICK_AGENTS)
+    from agents import parse_spec
+    for spec in agents:                 # a bad spec is named before anything else is said about it
+        try:
+            parse_spec(spec)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     if len(agents) < 2:
         print("error: give at least two agent specs (e.g. random heuristic mcts:sims=100) or --quick",
               file=sys.stderr)

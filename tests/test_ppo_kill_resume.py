@@ -143,4 +143,7 @@ def test_sigkill_at_every_write_and_at_random_moments_then_resume(tmp_path):
     print(loop.summary())
     assert loop.failures == []
     assert loop.by_kind["write"] >= len(loop.write_points) >= 15
-    assert loop.kills >= len(loop.write_points) + 2 and loop.resumes >= loop.kills - 1
+    assert loop.kills >= len(loop.write_points) + 2
+    # every kill was followed by a --resume session, or by a fresh start when the kill came before the run
+    # had written config.toml (more of those on a loaded machine, where start-up is slow)
+    assert loop.resumes + loop.restarts >= loop.kills - 1 and loop.resumes >= len(loop.write_points) - 2
