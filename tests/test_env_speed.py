@@ -32,7 +32,8 @@ def wrapper_chain(environment) -> list[str]:
 def test_env_speed_benchmark_runs_identical_games(env_speed):
     """benchmarks/env_speed.py: engine, raw_env, env() and the constant env take the same number of
     steps (it raises otherwise) and every reported cost is positive."""
-    rows = env_speed.main(["--players", "2", "--games", "1", "--repeats", "1"])
+    # best of 3 batches: one batch of one game is at the mercy of whatever else runs on the machine
+    rows = env_speed.main(["--players", "2", "--games", "2", "--repeats", "3"])
     (row,) = rows
     assert row["players"] == 2 and row["steps"] > 50
     for key in ("engine_sps", "env_sps", "raw_sps", "engine_us", "raw_us", "env_us", "encode_us", "mask_us",

@@ -156,3 +156,21 @@ def test_the_how_to_in_the_docs_runs_as_written(tmp_path, monkeypatch):
     result = namespace["result"]
     assert {row["agent"] for row in result.standings} == {"./mybot.py:Greedy", "random"}
     assert all(row["forfeits"] == 0 for row in result.standings)
+
+
+def test_run_tournament_takes_agent_objects(bot_file):
+    """``run_tournament`` accepts Agent objects beside specs: in-process, and in worker processes by
+    pickling; each game gets a fresh, reseeded copy, so the results are those of the same specs."""
+    from agents import HeuristicAgent, RandomAgent
+    from training.tournament import run_tournament
+    by_objects = run_tournament([HeuristicAgent(), RandomAgent()], games_per_pairing=2, workers=2, progress=False)
+    by_specs = run_tournament(["heuristic", "random"], games_per_pairing=2, workers=2, progress=False)
+    assert [r["agent"] for r in by_objects.standings] == ["object:agents.heuristic.HeuristicAgent",
+                                                          "object:agents.random_agent.RandomAgent"]
+    assert [r["mean_score"] for r in by_objects.standings] == [r["mean_score"] for r in by_specs.standings]
+    mine = make(f"{bot_file}:Last")
+    inline = run_tournament([mine, "random"], games_per_pairing=2, workers=1, progress=False)
+    assert inline.standings[0]["games"] == 2 and {r["agent"] for r in inline.standings} == {f"{bot_file}:Last",
+                                                                                            "random"}
+    with pytest.raises(ValueError, match="Agent objects"):
+        run_tournament([object(), "random"], games_per_pairing=2, workers=1, progress=False)

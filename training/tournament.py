@@ -31,6 +31,7 @@ only the games it lacks: the final results equal an uninterrupted run's.
 """
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import itertools
@@ -73,6 +74,9 @@ class GameJob:
     config: dict           # GameConfig fields (seed replaced by game_seed)
     replay_path: str | None
     move_time_limit: float | None = None
+    #: per seat, an Agent object given to run_tournament instead of a spec (None: build from the spec);
+    #: each game plays a fresh copy of it, reseeded, so it travels to worker processes by pickling
+    objects: list | None = None
 
 
 @dataclass
@@ -127,6 +131,13 @@ class TournamentResult:
 
 # ------------------------------------------------------------------------------------------------
 # schedule
+def agent_label(agent) -> str:
+    """The name an Agent object given to run_tournament goes by in the results: its spec when it was
+    built from one, else ``object:<module>.<class>``."""
+    spec = getattr(agent, "spec", None)
+    return spec if isinstance(spec, str) and spec else f"object:{type(agent).__module__}.{type(agent).__qualname__}"
+
+
 def unique_names(specs) -> list[str]:
     """Agent names for the tables: the spec itself, with #2, #3 for repeated specs."""
     seen: dict[str, int] = {}
@@ -315,7 +326,13 @@ def run_job(job: GameJob, state=None) -> GameResult:
             if state is not None:                # -1: building seat's agent (for a death's message)
                 state[1], state[0] = seat, -1.0
             try:
-                agents.append(make(spec, seed=s))
+                given = job.objects[seat] if job.objects else None
+                if given is None:
+                    agents.append(make(spec, seed=s))
+                else:
+                    agent = copy.deepcopy(given)
+                    agent.reset(s)
+                    agents.append(agent)
             except Exception as e:
                 return failed_result(job, seat, "exception", f"could not be built: {_error_text(e)}")
             finally:
@@ -374,9 +391,13 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     if num_players not in (2, 3, 4):
         raise ValueError(f"tournament games have 2, 3 or 4 players (got num_players={num_players!r}); solo "
                          "scores are benchmarked by training.benchmarks.solo / clans benchmark strength")
-    specs = [s.strip() for s in agent_specs]
-    for s in specs:
-        parse_spec(s)                      # fail fast, before any process starts
+    objects = [None if isinstance(a, str) else a for a in agent_specs]
+    specs = [a.strip() if isinstance(a, str) else agent_label(a) for a in agent_specs]
+    for s, obj in zip(specs, objects):
+        if obj is None:
+            parse_spec(s)                  # fail fast, before any process starts
+        elif not callable(getattr(obj, "act", None)):
+            raise ValueError(f"run_tournament takes agent specs or Agent objects (with act(game)); got {obj!r}")
     names = unique_names(specs)
     base_config = dict(config or {})
     base_config["num_players"] = num_players
@@ -408,7 +429,8 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
             index=i, game_seed=game_seed, specs=[specs[k] for k in seats], names=[names[k] for k in seats],
             agent_seeds=[_derive_seed(seed, i, seat, 7) for seat in range(num_players)], config=base_config,
             replay_path=str(replay_dir / f"game_{i:05d}.json") if replay_dir else None,
-            move_time_limit=move_time_limit))
+            move_time_limit=move_time_limit,
+            objects=[objects[k] for k in seats] if any(o is not None for o in objects) else None))
     done: dict[int, GameResult] = {}
     seconds_before = 0.0
     if resume:
