@@ -109,3 +109,29 @@ def test_vs_openspiel_runs_both_of_our_configurations():
         assert says in B.format_vs_openspiel(r)
     with pytest.raises(ValueError, match="heuristic"):
         B.vs_openspiel(2, config="greedy")
+
+
+def test_rl_environment_sees_the_observation_vector():
+    """Issue 15: the registered game provides ``observation_tensor`` (the environments' vector), so
+    OpenSpiel's ``rl_environment`` (DQN, NFSP, policy gradient, AlphaZero) takes it without glue code:
+    a few steps with the legal actions it reports."""
+    from open_spiel.python import rl_environment
+
+    from clans_env.encoding import ObservationEncoder
+    game = openspiel_game.load(num_players=2)
+    state = game.new_initial_state()
+    state.apply_action(0)
+    p = state.current_player()
+    want = ObservationEncoder(2).encode(state.engine, p)
+    assert np.array_equal(np.asarray(state.observation_tensor(p), np.float32), want)
+    env = rl_environment.Environment(game)
+    ts = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        if ts.last():
+            break
+        p = ts.observations["current_player"]
+        obs = ts.observations["info_state"][p]
+        assert len(obs) == want.size and any(obs)
+        legal = ts.observations["legal_actions"][p]
+        ts = env.step([int(rng.choice(legal))])

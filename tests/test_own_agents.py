@@ -174,3 +174,25 @@ def test_run_tournament_takes_agent_objects(bot_file):
                                                                                             "random"}
     with pytest.raises(ValueError, match="Agent objects"):
         run_tournament([object(), "random"], games_per_pairing=2, workers=1, progress=False)
+
+
+def _make_and_reset(factory):
+    env = factory(num_players=2)
+    env.reset(seed=1)
+    return env.agent_selection
+
+
+def test_the_env_factory_pickles_and_runs_in_a_spawned_process():
+    """Issue 15, "The libraries researchers use": ``clans_env.env`` pickles (by reference) with pickle and
+    cloudpickle, so a factory naming it reaches spawn / forkserver workers (SB3's SubprocVecEnv, Gymnasium's
+    AsyncVectorEnv) and RLlib's cloudpickled creators."""
+    import multiprocessing as mp
+    import pickle
+
+    import cloudpickle
+    import clans_env
+    assert pickle.loads(pickle.dumps(clans_env.env)) is clans_env.env
+    creator = cloudpickle.loads(cloudpickle.dumps(lambda cfg: clans_env.env(num_players=cfg["n"])))
+    assert creator({"n": 2}).possible_agents == ["player_0", "player_1"]
+    with mp.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_make_and_reset, (clans_env.env,)) in ("player_0", "player_1")

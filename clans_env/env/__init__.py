@@ -6,6 +6,7 @@ wrapped environment: ``clans_env.env(num_players=2)`` calls ``aec.env``. (Import
 binds its name on the parent package, so the package itself is made callable rather than letting
 the import silently replace the function.)
 """
+import importlib
 import sys
 import types
 
@@ -30,6 +31,11 @@ class _CallablePackage(types.ModuleType):
     def __call__(self, **kwargs):
         """``clans_env.env(**kwargs)``: the wrapped AEC environment (see ``aec.env``)."""
         return _make_env(**kwargs)
+
+    def __reduce__(self):
+        # pickled by reference (re-imported where it is unpickled), so factories that name clans_env.env
+        # travel to worker processes: cloudpickle for RLlib, spawn / forkserver for vector envs
+        return importlib.import_module, (self.__name__,)
 
 
 sys.modules[__name__].__class__ = _CallablePackage

@@ -25,6 +25,7 @@ Modelling choices
 """
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 
 from clans_env.engine import Game, GameConfig
@@ -51,7 +52,7 @@ GAME_TYPE = pyspiel.GameType(
     provides_information_state_string=True,
     provides_information_state_tensor=False,
     provides_observation_string=True,
-    provides_observation_tensor=False,
+    provides_observation_tensor=True,
     parameter_specification=_DEFAULT_PARAMS,
 )
 
@@ -88,7 +89,7 @@ class ClansOfCaledoniaGame(pyspiel.Game):
         return ClansOfCaledoniaState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        return TextObserver(iig_obs_type, params)
+        return TextObserver(iig_obs_type, params, num_players=self.num_players())
 
 
 class _EngineBox:
@@ -172,19 +173,28 @@ class ClansOfCaledoniaState(pyspiel.State):
 
 
 class TextObserver:
-    """Text observations: the public state as ``Game.render_text`` shows it. With perfect recall
-    (information states) the engine seed and the full action history are prefixed, so that two
-    different histories never share an information state string."""
+    """Observations: the public state as ``Game.render_text`` shows it, and as a tensor the environments'
+    observation vector (``clans_env.encoding.ObservationEncoder``) for the observing player, so
+    OpenSpiel's ``rl_environment`` (DQN, NFSP, policy gradient, AlphaZero) and RLlib's ``OpenSpielEnv``
+    see the same numbers as the PettingZoo env. With perfect recall (information states) the engine seed
+    and the full action history are prefixed to the string, so that two different histories never
+    share an information state string (the tensor is the observation's)."""
 
-    def __init__(self, iig_obs_type=None, params=None):
+    def __init__(self, iig_obs_type=None, params=None, num_players: int = 2):
         if params:
             raise ValueError(f"observation parameters are not supported (got {params})")
+        from clans_env.encoding import ObservationEncoder
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.tensor = None
-        self.dict = {}
+        self.encoder = ObservationEncoder(num_players)
+        self.tensor = np.zeros(self.encoder.size, np.float32)
+        self.dict = {"observation": self.tensor}
 
     def set_from(self, state, player):
-        """No tensor observation (``provides_observation_tensor=False``); strings only."""
+        """The observation vector of ``player`` (zeros at the seed chance node, before any game exists)."""
+        if state.engine is None:
+            self.tensor[:] = 0
+        else:
+            self.tensor[:] = self.encoder.encode(state.engine, player)
 
     def string_from(self, state, player):
         text = str(state)
