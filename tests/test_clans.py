@@ -814,6 +814,9 @@ def test_macewen_only_with_kickstarter():
 
 def test_every_clan_registered_in_its_own_module():
     """Issue: one module per clan, each registering itself."""
-    assert set(CLANS) == set(D.CLANS_BASE) | set(D.CLANS_KICKSTARTER)
+    assert set(CLANS) == set(D.CLANS_BASE) | set(D.CLANS_KICKSTARTER) | set(D.CLANS_INDUSTRIA)
     for name, clan in CLANS.items():
         assert type(clan).__module__.endswith("." + name)
+        expected = ("kickstarter" if name in D.CLANS_KICKSTARTER else
+                    "industria" if name in D.CLANS_INDUSTRIA else "base")
+        assert clan.expansion == expected, name

@@ -71,9 +71,28 @@ def test_length_fixed_per_player_count():
 
 def test_clan_slots_cover_every_clan():
     """Clans: the clan one-hot reserves a slot for every clan the engine knows (base game and
-    Kickstarter)."""
-    assert set(CLANS) <= set(CLAN_NAMES)
+    Kickstarter); the Industria clans have their own one-hot in the Industria segment, so a base
+    observation keeps its layout."""
+    from clans_env.engine import data as D
+    assert set(CLANS) - set(D.CLANS_INDUSTRIA) <= set(CLAN_NAMES)
     assert ObservationEncoder(2).slices["me.clan"].length == 1 + len(CLAN_NAMES)
+    enc = ObservationEncoder(2, industria=("industria_clans",))
+    assert enc.slices["industria.clan"].length == 2 * len(D.CLANS_INDUSTRIA)
+
+
+def test_industria_clan_one_hot_per_relative_seat():
+    """Industria clans (R18): the clan one-hot of the Industria segment names each player's clan,
+    seen from the observing seat; both encoder paths agree."""
+    from clans_env import Game, GameConfig
+    from clans_env.engine import data as D
+    g = Game(GameConfig(num_players=2, seed=4, clans=["sinclair", "stewart"], industria_clans=True))
+    for accelerated in (False, True):
+        enc = ObservationEncoder(2, industria=("industria_clans",), accelerated=accelerated)
+        sl = enc.slices["industria.clan"]
+        for seat, rel_sinclair in ((0, 0), (1, 1)):
+            vec = enc.encode(g, seat)[sl.start:sl.start + sl.length].reshape(2, -1)
+            assert vec[rel_sinclair].tolist() == [float(c == "sinclair") for c in D.CLANS_INDUSTRIA]
+            assert not vec[1 - rel_sinclair].any()
 
 
 def test_markdown_table_lists_every_slice():

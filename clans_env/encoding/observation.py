@@ -63,6 +63,8 @@ from ..engine.state import (DECISION_KINDS, K_BONUS_MENU, K_MARKET_SELL, NUM_BAS
                             K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
                             PHASE_NAMES, SETUP, PlayerState)
 
+from ..engine.clans.base import NUM_STATE_FEATURES
+
 try:
     from . import _fastobs
 except ImportError:  # pragma: no cover - built where a C compiler was available at install time
@@ -75,7 +77,11 @@ ACCELERATED = _fastobs is not None
 #: slot per name (after "none") so the vector length does not depend on which clans are loaded
 CLAN_NAMES: tuple[str, ...] = tuple(sorted(("buchanan", "campbell", "cunningham", "fergusson", "macdonald",
                                             "mackenzie", "robertson", "stewart", "macewen")))
-_CLAN_SLOT = {None: 0, "none": 0, **{name: i + 1 for i, name in enumerate(CLAN_NAMES)}}
+#: the Industria clans have slot 0 of that one-hot (a base observation never changes); their identity
+#: and state are in the ``industria.clan`` and ``industria.clan_state`` segment
+_CLAN_SLOT = {None: 0, "none": 0, **{name: i + 1 for i, name in enumerate(CLAN_NAMES)},
+              **{name: 0 for name in D.CLANS_INDUSTRIA}}
+INDUSTRIA_CLAN_NAMES: tuple[str, ...] = tuple(D.CLANS_INDUSTRIA)
 
 NUM_PLACE_MODES = 4                                   # state.PLACE_FIRST .. PLACE_CLAN
 MAX_DRAWN_CONTRACTS = 2 * D.BUILDING_BONUS_DRAW        # Clan Buchanan draws twice as many
@@ -688,6 +694,10 @@ class ObservationEncoder:
                     f"a second {u} on this space (Two units on a space, R4; its owner is the space's occupant)")
         seg.add("award", len(D.AWARD_TILES), 0, 1, "the Award tile in play, one-hot (R10.2)")
         seg.add("award.solo", 2, 0, 1, "solo: the Award card's thresholds / 100 (R10.3)")
+        seg.add("clan", n * len(INDUSTRIA_CLAN_NAMES), 0, 1,
+                f"each player's Industria clan one-hot (relative seats me, opp1, ...; {', '.join(INDUSTRIA_CLAN_NAMES)})")
+        seg.add("clan_state", n * NUM_STATE_FEATURES, -1, 1,
+                "each player's clan state (relative seats; Clan.state_features: Kilts, Silos, Shipyards, ...)")
         seg.finish()
         self._industria_seg = seg
 
@@ -746,6 +756,14 @@ class ObservationEncoder:
             if n == 1:
                 low, high = D.AWARD_SOLO_THRESHOLDS[tile]
                 vec[o["award.solo"]], vec[o["award.solo"] + 1] = low / 100, high / 100
+        for p, clan in enumerate(game.clans):
+            rel = (p - seat) % n
+            if clan.expansion == "industria":
+                vec[o["clan"] + rel * len(INDUSTRIA_CLAN_NAMES) + INDUSTRIA_CLAN_NAMES.index(clan.name)] = 1
+            features = clan.state_features(game, p)
+            if features:
+                at = o["clan_state"] + rel * NUM_STATE_FEATURES
+                vec[at:at + len(features)] = features
         return vec
 
     # ---- segments ----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from .board import SIDE_NAMES
 CLAN_SELECTIONS = ("none", "draft", "auction")
 #: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
 INDUSTRIA_MODULES = ("farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
-                     "alt_two_player_scoring")
+                     "alt_two_player_scoring", "industria_clans")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ class GameConfig:
         the random pools (R1.2, R11, R12); with them the Two units on a space and Moving rules (R4, R5).
     variable_prices: Variable Starting Market Prices (R16.1; with the Market Phase from round 2, R2.6).
     alt_two_player_scoring: the alternative 2-player Export and Settlement scoring (R15.8-R15.9).
+    industria_clans: the nine Industria clans join the clan pool of the draft and the Clan Auction, and
+        ``clans=[...]`` accepts them (player aid, "Clans"; R18).
     """
 
     num_players: int = 4
@@ -56,6 +58,7 @@ class GameConfig:
     industria_tiles: bool | None = None
     variable_prices: bool | None = None
     alt_two_player_scoring: bool | None = None
+    industria_clans: bool | None = None
 
     def __post_init__(self):
         if not isinstance(self.industria, bool):
@@ -95,14 +98,18 @@ class GameConfig:
                 raise ValueError(f"map_sides must be four sides in A, B, C, D order, each one of {SIDE_NAMES} "
                                  f"(got {self.map_sides!r})")
         if self.clans is not None:
-            from .clans import CLANS
-            valid = sorted(CLANS)
+            from .clans import clan_names
+            valid = clan_names(kickstarter=self.kickstarter, industria_clans=bool(self.industria_clans))
             if len(self.clans) != self.num_players:
                 raise ValueError(f"clans must name one clan per player ({self.num_players}), got {self.clans!r}")
+            everything = clan_names(kickstarter=True, industria_clans=True)
             for c in self.clans:
-                if not isinstance(c, str) or c not in CLANS or (c == "macewen" and not self.kickstarter):
-                    raise ValueError(f"unknown clan {c!r}; valid clans: {valid}"
-                                     + (" (macewen needs kickstarter=True)" if c == "macewen" else ""))
+                if not isinstance(c, str) or c not in valid:
+                    hint = ""
+                    if c in everything:
+                        hint = (" (macewen needs kickstarter=True)" if c == "macewen" else
+                                f" ({c} is an Industria clan: it needs industria_clans=True or industria=True)")
+                    raise ValueError(f"unknown clan {c!r}; valid clans for this configuration: {valid}{hint}")
             if len(set(self.clans)) != len(self.clans):
                 raise ValueError(f"each clan can be played by one player only (got {self.clans!r})")
         for f in fields(self):

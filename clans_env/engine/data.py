@@ -205,6 +205,7 @@ def stand_ins() -> list[str]:
 _cl = COMPONENTS["clans"]
 CLANS_BASE: tuple[str, ...] = tuple(_cl["base"])
 CLANS_KICKSTARTER: tuple[str, ...] = tuple(_cl["kickstarter"])
+CLANS_INDUSTRIA: tuple[str, ...] = tuple(_cl["industria"])
 BUCHANAN_EXPORT_BOXES = _cl["buchanan"]["export_boxes"]["value"]
 BUCHANAN_BUILDING_BONUS_DRAW = _cl["buchanan"]["building_bonus_draw"]["value"]
 BUCHANAN_CONTRACTS_PER_TURN = _cl["buchanan"]["contracts_per_turn"]["value"]

@@ -164,15 +164,19 @@ def random_config(rng, n: int, seed: int, industria: bool = False):
     ``industria`` also each Industria module on or off at random (``industria`` = a probability
     per module, True = 0.5). ``rng`` is a ``random.Random``."""
     from .config import GameConfig
+    from .clans import clan_names
     kickstarter = rng.random() < 0.3
     selection = rng.choice(["draft", "auction", "none", "fixed"])
-    pool = list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if kickstarter else [])
-    return GameConfig(num_players=n, seed=seed, kickstarter=kickstarter,
-                      clans=rng.sample(pool, n) if selection == "fixed" else None,
-                      clan_selection="draft" if selection == "fixed" else selection,
-                      static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
-                      port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3,
-                      **_industria_modules(rng, n, industria))
+    pool = clan_names(kickstarter=kickstarter)
+    clans = tuple(rng.sample(pool, n)) if selection == "fixed" else None
+    fields = dict(static_imports=rng.random() < 0.2, scoring_tiles=rng.random() < 0.9,
+                  port_tiles=rng.random() < 0.9, tighter_map=n in (2, 3) and rng.random() < 0.3)
+    modules = _industria_modules(rng, n, industria)
+    if clans is not None and modules.get("industria_clans"):
+        # drawn after the modules so that base configurations keep their draws (and their seeds)
+        clans = tuple(rng.sample(clan_names(kickstarter=kickstarter, industria_clans=True), n))
+    return GameConfig(num_players=n, seed=seed, kickstarter=kickstarter, clans=clans,
+                      clan_selection="draft" if selection == "fixed" else selection, **fields, **modules)
 
 
 def _industria_modules(rng, n: int, industria) -> dict:

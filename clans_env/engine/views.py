@@ -167,6 +167,9 @@ def render_text(g) -> str:
                      f"{'W' if pl.tech[0] else '-'}{'M' if pl.tech[1] else '-'} | merchants {pl.merchants_stock} "
                      f"stock/{pl.merchants_board} board | open {[_contract_text(c) for c in pl.open_contracts]} | "
                      f"done {len(pl.done_contracts)}{' | passed' if pl.passed else ''}")
+        clan_text = g.clans[p].state_text(g, p)
+        if clan_text:
+            lines.append(f"    {clan} clan: {clan_text}")
     lines.append(_map_text(g))
     if g.stack:
         lines.append(f">> player {g.current_player}: {g.decision_text()}")

@@ -39,15 +39,27 @@ legal / apply / describe    game.py, for this clan's own K_CLAN frames
 scoring_goods               rules/scoring.py (Scoring tile 2)
 final_goods                 rules/scoring.py (Final Scoring)
 extra_score_lines           rules/scoring.py (Final Scoring)
+state_features              encoding/observation.py, the ``industria.clan_state`` segment
+                            (NUM_STATE_FEATURES numbers per player: Kilts, Silos, ...)
+state_text                  engine/views.py ``render_text`` (and so ``clans play``)
 ==========================  ===========================================================
+
+Industria clans (``expansion = "industria"``) are in the pool only with
+``GameConfig(industria_clans=True)`` (or ``industria=True``).
 """
 from __future__ import annotations
 
 from .. import data as D
 
 
+#: numbers per player a clan writes into the observation's ``industria.clan_state`` (each in [-1, 1])
+NUM_STATE_FEATURES = 8
+
+
 class Clan:
     name = "none"
+    #: which box the clan tile comes from: "base", "kickstarter" or "industria"
+    expansion = "base"
     #: Export boxes (open contracts at once)
     export_boxes = 1
     #: most contracts obtained in one turn; 0 = no limit but the empty Export boxes
@@ -175,6 +187,16 @@ class Clan:
     def extra_score_lines(self, game, p: int) -> dict:
         """Additional score sheet lines (name -> VP)."""
         return {}
+
+    # ---- what the clan shows ---------------------------------------------------------------
+    def state_features(self, game, p: int) -> tuple:
+        """The clan's own state for the observation (at most NUM_STATE_FEATURES numbers in [-1, 1],
+        e.g. Kilts held / 2); only read in configurations with the Industria segment."""
+        return ()
+
+    def state_text(self, game, p: int) -> str:
+        """The clan's own state in words for ``render_text`` ("" when there is nothing to show)."""
+        return ""
 
 
 class NoClan(Clan):

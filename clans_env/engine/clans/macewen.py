@@ -22,6 +22,7 @@ def max_beer(game, p: int, hops: int) -> int:
 @register
 class MacEwen(Clan):
     name = "macewen"
+    expansion = "kickstarter"
 
     def fulfil_extras(self, game, p: int, contract_id: int) -> None:
         hops = D.CONTRACT_BY_ID[contract_id].hops

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from .. import data as D
 from ..actions import CHOOSE, PASS
-from ..clans import NO_CLAN, get_clan
+from ..clans import NO_CLAN, clan_names, get_clan
 from ..state import K_AUCTION_BID, K_AUCTION_PICK, K_CLAN_PICK, K_FIRST_WORKER, K_HOOK, K_START_TILE
 from . import farmers_markets, solo, variable_prices
 from .registry import apply_for, describe_for, hook, legal_for
@@ -41,8 +41,9 @@ AUCTION_ORDER = "auction_order"
 
 
 def clan_pool(cfg) -> list[str]:
-    """Clan tiles in the box for this configuration (MacEwen only with the Kickstarter option)."""
-    return list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if cfg.kickstarter else [])
+    """Clan tiles in the box for this configuration (MacEwen only with the Kickstarter option, the
+    Industria clans only with ``industria_clans``)."""
+    return clan_names(kickstarter=cfg.kickstarter, industria_clans=cfg.industria_clans)
 
 
 def setup_players(g) -> None:
