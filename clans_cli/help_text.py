@@ -179,7 +179,8 @@ SECTION_HELP: dict[str, str] = {
 }
 
 COMMANDS_HELP = """\
-Answer with the number of a listed move, or type its name (e.g. expand:sheep, pass). A unique
+Answer with the number of a listed move (numbered from 0, as choose:0 is the first option of a
+menu), or type its name (e.g. expand:sheep, pass). A unique
 beginning of a name is enough (e.g. upgrade_s).
 Commands:
   help            explain the pending decision and how to type moves

@@ -28,9 +28,11 @@ from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's fi
 )
 
 
-def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> Path:
-    """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic)."""
-    from clans_env.render.map_image import game_occupants, render_position_png   # matplotlib only when wanted
+def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80, names=None) -> Path:
+    """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic), with a legend of
+    the players' colours: seat, name (``names[seat]``, e.g. the agents' specs) and VP if it ended now."""
+    from clans_env.render.map_image import (game_occupants, game_players,  # matplotlib only when wanted
+                                            render_position_png)
 
     path = Path(path)
     if path.suffix.lower() != ".png":
@@ -41,7 +43,7 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> 
     os.close(fd)
     try:
         render_position_png(game.board, tmp, game_occupants(game), port_tiles=ports, num_players=game.num_players,
-                            title=title, dpi=dpi)
+                            title=title, dpi=dpi, players=game_players(game, names))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; a picture is for sharing
@@ -52,9 +54,17 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> 
     return path
 
 
-def _round_title(game: Game, label: str) -> str:
-    totals = ", ".join(f"P{p} {r['total']} VP" for p, r in enumerate(game.final_scores()))
-    return f"{label} - {totals}"
+def map_players(game: Game, names=None) -> list[tuple[int, str, int]]:
+    """The map legend's rows: (seat, player or agent name, VP if the game ended now)."""
+    scores = game.final_scores()
+    return [(p, str(names[p]) if isinstance(names, list) and p < len(names) else f"player {p}", scores[p]["total"])
+            for p in range(game.num_players)]
+
+
+def position(game: Game) -> str:
+    """The text view of the position without its last line, the pending decision (a replay shows the
+    moves that were made instead)."""
+    return game.render_text().split("\n>> ")[0]
 
 
 def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, pause=None) -> list[Path]:
@@ -85,8 +95,16 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
 
     console.print(Rule(f"Replay of {path}: {config.num_players} players, seed {config.seed}, "
                        f"{len(actions)} decisions"))
+    from .play import describe_move, score_table
+
+    def legend():
+        console.print("players: " + "   ".join(f"{seat_name(p)} {vp} VP" for p, _, vp in map_players(game, names)),
+                      markup=False, highlight=False)
+
     console.print(game.render_text(), markup=False, highlight=False)
+    legend()
     current_round = game.round
+    round_moves: list[str] = []
 
     def keep_going() -> bool:
         if pause is None:
@@ -102,13 +120,16 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
         p = game.current_player
         kind = game.decision_kind
         try:
-            text = game.action_to_string(a)
+            text = describe_move(game, a)
             game.apply(a)
         except (IllegalActionError, ValueError) as e:
             raise GameFileError(f"{path}: the record does not replay: decision #{i} ({a!r}) failed: {e}") from None
+        move = f"#{i:<4} {seat_name(p)} {kind}: {text}"
+        round_moves.append(move)
         if step:
-            console.print(f"#{i:<4} {seat_name(p)} {kind}: {text}", markup=False, highlight=False)
-            console.print(game.render_text(), markup=False, highlight=False)
+            console.print(move, markup=False, highlight=False)
+            console.print(position(game), markup=False, highlight=False)
+            legend()
             stopped = not keep_going()
         if game.round != current_round or game.is_terminal():
             finished = current_round
@@ -119,19 +140,25 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
                 label = f"End of round {finished}"
             console.print(Rule(label))
             if not step:
-                console.print(game.render_text(), markup=False, highlight=False)
+                console.print(f"The moves of round {finished}:", markup=False, highlight=False)
+                for line in round_moves:
+                    console.print("  " + line, markup=False, highlight=False)
+                console.print(position(game), markup=False, highlight=False)
+                legend()
                 stopped = stopped or not keep_going()
+            round_moves = []
             if out is not None and not game.is_terminal():
                 written.append(write_map_png(game, out / f"round-{finished}.png",
-                                             title=_round_title(game, label), dpi=dpi))
+                                             title=label, dpi=dpi, names=names))
     if out is not None:
         if game.is_terminal():
             written.append(write_map_png(game, out / f"round-{game.round}.png",
-                                         title=_round_title(game, f"End of round {game.round}"), dpi=dpi))
+                                         title=f"End of round {game.round}", dpi=dpi,
+                                         names=names))
         written.append(write_map_png(game, out / "final.png",
-                                     title=_round_title(game, "Final" if game.is_terminal() else
-                                                        f"After {len(actions)} decisions (unfinished)"), dpi=dpi))
-    from .play import score_table
+                                     title="Final" if game.is_terminal() else
+                                     f"After {len(actions)} decisions (unfinished)", dpi=dpi,
+                                     names=names))
     console.print(Rule("Score sheet" if game.is_terminal() else "Score sheet (game unfinished: scored as if "
                                                                  "it ended now)"))
     console.print(score_table(game, [seat_name(p) for p in range(game.num_players)]))
