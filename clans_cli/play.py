@@ -39,7 +39,7 @@ from clans_env.engine.rules.common import placement_cost, price, reach
 from clans_env.engine.rules.scoring import import_values
 from clans_env.engine.state import K_PLACE, PHASE_NAMES, PLACE_CLAN, PLACE_FIRST, PLACE_FREE
 
-from .help_text import COMMANDS_HELP, PORT_TILE_HELP, SCORING_TILE_HELP, SECTION_HELP, decision_help
+from .help_text import COMMANDS_HELP, PORT_TILE_HELP, SCORING_TILE_HELP, SECTION_HELP, decision_help, for_users
 from .replay import GameFileError, load_game_file, write_map_png, write_record
 
 #: seat colours, matching ``clans_env.render.map_image.PLAYER_COLOURS``
@@ -823,14 +823,14 @@ def run(args, inp: TextIO | None = None, console: Console | None = None) -> int:
 def add_play_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``clans play`` on an argparse subparsers object."""
     parser = subparsers.add_parser("play", help="play a game in the terminal against agents",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=for_users(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="clans play", description=__doc__,
+    parser = argparse.ArgumentParser(prog="clans play", description=for_users(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv))

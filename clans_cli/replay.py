@@ -3,16 +3,16 @@
 FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`` and
 ``clans play --save`` write it), a tournament replay file (``replays/game_*.json`` under a
 ``clans tournament --out`` folder: the record plus the seats' names) or a full saved state
-(``Game.save``; its history is replayed from the start). The text view is printed once per
-round (``--step`` / ``--verbose``: after every decision; ``--pause`` waits for Enter after each
-view), and ``--out DIR`` receives
-``round-1.png`` ... ``round-5.png`` (the map at the end of each round) and ``final.png``.
+(``Game.save``; its history is replayed from the start). At the end of each round it lists the
+moves made (every decision in words, e.g. ``choose:1 = mackenzie with Starting tile 3``, with the
+player's seat and name), then the position and the players' VP (``--step`` / ``--verbose``: every
+move as it is made, with the position after it; ``--pause`` waits for Enter after each view), and
+``--out DIR`` receives ``round-1.png`` ... ``round-5.png`` (the map at the end of each round, with a
+legend of the players' colours, names and VP) and ``final.png``.
 ``--html OUT.html`` writes instead one self-contained web page of the replay (the web viewer's
 board, decision stepping, charts and score sheet) that opens in a browser without a server.
-
-The file helpers here (``load_game_file``, ``write_record``, ``write_map_png``) are shared
-with ``clans play``.
 """
+# The file helpers here (load_game_file, write_record, write_map_png) are shared with clans play.
 from __future__ import annotations
 
 import argparse
@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
+
+from .help_text import for_users
 
 from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's file helpers)
     RECORD_FORMAT, RECORD_VERSION, GameFileError, _checked_record, load_game_file, read_game_file, write_record,
@@ -212,14 +214,14 @@ def run(args) -> int:
 def add_replay_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``clans replay`` on an argparse subparsers object."""
     parser = subparsers.add_parser("replay", help="step through a saved game; map picture per round",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=for_users(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="clans replay", description=__doc__,
+    parser = argparse.ArgumentParser(prog="clans replay", description=for_users(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv))
