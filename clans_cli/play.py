@@ -347,9 +347,7 @@ def annotate(game: Game, action: int) -> str:
         cost = placement_cost(game, frame[1], frame[2], off, free_land=(frame[3] == PLACE_FREE))
         s += f" (pay £{cost}; land {land or 'loch'} £{b.cost[off]})"
     elif name == "choose" and game.stack:
-        meaning = choice_meaning(game.decision_text(), off)
-        if meaning:
-            s += f" = {meaning}"
+        s = describe_move(game, action)        # a menu answer with its meaning, or a count with its question
     elif name == "trade" and frame is not None:
         p = game.current_player
         after = game.clone()
@@ -458,7 +456,6 @@ class PlaySession:
         self._show_full = True
         self._bots_moved = False
         self._round_glory = [pl.glory for pl in game.players]
-        self._production_start = None
 
     # ---- output helpers
     def say(self, *objects, **kw) -> None:
@@ -503,28 +500,30 @@ class PlaySession:
     def _apply(self, action: int) -> None:
         g = self.game
         before_round, before_phase = g.round, g.phase
+        before = g.clone() if PHASE_NAMES[before_phase] == "action" else None
         g.apply(action)
-        if g.phase != before_phase and PHASE_NAMES[g.phase] == "production":
+        if before is not None and (g.phase != before_phase or g.round != before_round):
+            # this move ended the action phase: Production follows (within the same move when nobody has a
+            # choice to make in it)
             self.say(Rule("Production", style="dim"))
-            self._production_start = self._holdings()
-        if g.phase != before_phase and PHASE_NAMES[before_phase] == "production" and self._production_start:
-            self._production_report()
+            self._production_report(before)
         if g.round != before_round or (g.is_terminal() and before_phase != g.phase):
             self._round_report(before_round)
 
-    def _holdings(self) -> list:
-        return [(pl.money, tuple(pl.goods)) for pl in self.game.players]
-
-    def _production_report(self) -> None:
-        """What Production gave each player: money earned and goods produced (net of goods processed)."""
-        before, self._production_start = self._production_start, None
-        for p, ((money, goods), (money_now, goods_now)) in enumerate(zip(before, self._holdings())):
-            changes = [f"{'+' if q1 > q0 else ''}{q1 - q0} {D.GOODS[i]}"
-                       for i, (q0, q1) in enumerate(zip(goods, goods_now)) if q1 != q0]
-            earned = money_now - money
-            line = Text.assemble("  ", self.seat(p), f" produced: {', '.join(changes) or 'no goods'}; "
-                                 f"{'earned' if earned >= 0 else 'paid'} £{abs(earned)}")
-            self.say(line)
+    def _production_report(self, before: Game) -> None:
+        """What Production gives each player (rulebook "Phase 3: Production" 1.-2.: the Workers' income and
+        the Basic goods of Sheep, Cows and Fields, with clan effects), worked out by the engine's own
+        Production rule on a copy of the position; processing choices follow as decisions."""
+        from clans_env.engine.rules.production import produce
+        for p in range(before.num_players):
+            copy = before.clone()
+            pl0 = copy.players[p]
+            money, goods = pl0.money, list(pl0.goods)
+            produce(copy, p)
+            pl = copy.players[p]
+            made = [f"{q1 - q0} {D.GOODS[i]}" for i, (q0, q1) in enumerate(zip(goods, pl.goods)) if q1 > q0]
+            self.say(Text.assemble("  ", self.seat(p), f" produces {', '.join(made) or 'no goods'} and earns "
+                                   f"£{pl.money - money}"))
 
     def _round_report(self, finished_round: int) -> None:
         g = self.game
