@@ -115,7 +115,7 @@ def apply_place(g, frame, action: int) -> None:
         expansion_bonuses(g, p, unit, space)
 
 
-_PLACE_MODES = {PLACE_FIRST: "first Worker: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
+_PLACE_MODES = {PLACE_FIRST: "setup, first Workers: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
                 PLACE_FREE: "Free space: no land cost", PLACE_CLAN: "clan placement"}
 
 
