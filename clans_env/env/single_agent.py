@@ -21,6 +21,7 @@ from gymnasium import spaces
 from ..encoding import ObservationEncoder, action_mask
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
+from ..engine.state import DECISION_KINDS
 from .aec import RENDER_MODES, action_string
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
@@ -68,6 +69,9 @@ class SingleAgentEnv(gymnasium.Env):
         illegal_action: "penalize" ends the episode with ``illegal_reward`` (info["illegal_action"]
             is True; the game state is unchanged); "raise" raises ``IllegalActionError``.
         render_mode: None, "ansi", "rgb_array" or "human".
+        descriptive_infos: also put ``action_string``, ``decision_name`` and, at the end, the ``scores``
+            sheet in the infos (off by default: every info value is a number or the mask array, the same
+            keys at every step; the text is on the env as ``last_action_string`` and ``game``).
         **game_options: other ``GameConfig`` fields (clans, clan_selection, map_sides, ...).
     """
 
@@ -76,7 +80,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, num_players: int = 2, opponents: Any = None, learner_seat: int | str = 0,
                  reward: str | None = None, score_scale: float = DEFAULT_SCORE_SCALE,
                  illegal_action: str = "penalize", illegal_reward: float = -1.0, render_mode: str | None = None,
-                 **game_options):
+                 descriptive_infos: bool = False, **game_options):
         if "seed" in game_options:
             raise ValueError("SingleAgentEnv takes its seed from reset(seed=...) (Gymnasium convention), "
                              "not from the constructor")
@@ -95,6 +99,10 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.learner_seat_option = learner_seat
+        self.descriptive_infos = bool(descriptive_infos)
+        #: the learner's last move in words (``game.action_to_string``), None after reset
+        self.last_action_string: str | None = None
+        self._last_action = -1
         self.game_options = dict(game_options)
         self.opponents = self._opponent_list(opponents)
         self._policies = [_policy_call(o) for o in self.opponents]
@@ -131,9 +139,10 @@ class SingleAgentEnv(gymnasium.Env):
             seen.add(id(opponent))
         self.game = Game(GameConfig(num_players=self.num_players, seed=game_seed, **self.game_options))
         self._play_opponents()
+        self.last_action_string, self._last_action = None, -1
         if self.render_mode == "human":
             self.render()
-        return self._observation(), self._info(None)
+        return self._observation(), self._info()
 
     def step(self, action):
         game = self.game
@@ -149,16 +158,15 @@ class SingleAgentEnv(gymnasium.Env):
         except IllegalActionError:
             if self.illegal_action == "raise":
                 raise
-            info = self._info(text)
-            info["illegal_action"] = True
-            return self._observation(), self.illegal_reward, True, False, info
+            return self._observation(), self.illegal_reward, True, False, self._info(illegal=True)
+        self.last_action_string, self._last_action = text, action
         self._play_opponents()
         reward, terminated = 0.0, game.is_terminal()
         if terminated:
             reward = final_rewards(game.final_scores(), self.reward_kind, self.score_scale)[self.learner_seat]
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, terminated, False, self._info(text)
+        return self._observation(), reward, terminated, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib ``MaskablePPO`` reads this)."""
@@ -189,10 +197,19 @@ class SingleAgentEnv(gymnasium.Env):
     def _observation(self) -> np.ndarray:
         return self.encoder.encode(self.game, self.learner_seat)
 
-    def _info(self, action_string: str | None) -> dict:
+    def _info(self, illegal: bool = False) -> dict:
+        """The same keys at every step: ``INFO_KEYS`` (``action``: the learner's last legal move, -1 after
+        reset; ``decision``: the pending decision kind's index, -1 at the end; ``score`` / ``rank``: final
+        VP total and place, 0 until the end), ``action_mask``, ``learner_seat`` and ``illegal_action``."""
         game = self.game
-        info = {"action_string": action_string, "decision": game.decision_kind, "action_mask": self.action_masks(),
-                "learner_seat": self.learner_seat}
-        if game.is_terminal():
-            info["scores"] = game.final_scores()[self.learner_seat]
+        over = game.is_terminal()
+        info = {"action": self._last_action, "decision": -1 if over else game.stack[-1][0], "score": 0, "rank": 0,
+                "action_mask": self.action_masks(), "learner_seat": self.learner_seat, "illegal_action": illegal}
+        row = game.final_scores()[self.learner_seat] if over else None
+        if row is not None:
+            info["score"], info["rank"] = int(row["total"]), int(row["rank"])
+        if self.descriptive_infos:
+            info.update(action_string=self.last_action_string, decision_name="" if over else game.decision_kind)
+            if row is not None:
+                info["scores"] = row
         return info

@@ -75,7 +75,17 @@ def apply_first_worker(g, frame, action: int) -> None:
 
 @describe_for(K_FIRST_WORKER)
 def describe_first_worker(g, frame) -> str:
-    return "Place a first Worker: choose its type"
+    """Says which of the player's first Workers this is (rulebook "Placing the First Workers": two each,
+    in turn order and then back; some clans place more): the frames still pending are all on the stack."""
+    p = frame[1]
+    total = g.clans[p].first_workers
+    pending = sum(1 for f in g.stack if f[0] == K_FIRST_WORKER and f[1] == p)
+    k = total - pending + 1
+    ordinal = _ORDINALS[k - 1] if 0 < k <= len(_ORDINALS) else f"{k}th"
+    return f"Place your {ordinal} Worker (setup: first Workers, {k} of {total}): choose its type"
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 
 # ---- placement -------------------------------------------------------------------------------
@@ -105,7 +115,7 @@ def apply_place(g, frame, action: int) -> None:
         expansion_bonuses(g, p, unit, space)
 
 
-_PLACE_MODES = {PLACE_FIRST: "first Worker: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
+_PLACE_MODES = {PLACE_FIRST: "setup, first Workers: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
                 PLACE_FREE: "Free space: no land cost", PLACE_CLAN: "clan placement"}
 
 

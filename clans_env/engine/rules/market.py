@@ -134,5 +134,6 @@ def apply_neighbourhood(g, frame, action: int) -> None:
 
 @describe_for(K_NEIGHBOURHOOD)
 def describe_neighbourhood(g, frame) -> str:
-    goods = [D.GOODS[i] for i in range(D.NUM_GOODS) if frame[2] >> i & 1]
-    return f"Neighbourhood bonus: buy {', '.join(goods)} at a discount, or done"
+    offers = [f"{D.GOODS[i]} at £{D.PRICES[i][g.prices[i]] - D.NB_DISCOUNT[i]} each (Market £{D.PRICES[i][g.prices[i]]} "
+              f"- £{D.NB_DISCOUNT[i]})" for i in range(D.NUM_GOODS) if frame[2] >> i & 1]
+    return f"Neighbourhood bonus: buy {', '.join(offers)}, or done"
