@@ -10,11 +10,13 @@ Upgrade) and carries out the first possible action on the card (§2.4), or passe
 ``Game.current_player`` is never an Automa seat. Its deck and every die are drawn from ``g.rng``;
 the deck is hidden (``Game.determinize`` reshuffles its draw pile, ``shuffle_hidden``).
 
-State: ``PlayerState.extra`` of the Automa seat (it has no clan): ``level``, ``pile`` (draw pile,
-top first), ``discard``, ``removed``, ``action`` / ``support`` (current cards, 0 = none) and
-``pointer`` (the unit-preference pointer, an index into ``UNIT_CYCLE``). The game record of its
-turns is ``g.misc["automa_log"]``: one list of lines per round (``automa_log``), shown by
-``render_text`` and saved with the game.
+State, in ``g.misc`` as flat lists (copied by ``clone``, saved by ``to_json``; not in
+``PlayerState.extra``, which the observation encodes, since the draw pile is hidden):
+``automa<p>`` = [level, pointer, action card, support card] (pointer: the unit-preference pointer,
+an index into ``UNIT_CYCLE``; cards 0 = none), ``automa<p>_pile`` (draw pile, top first),
+``automa<p>_discard`` and ``automa<p>_removed``. The game record of its turns is
+``g.misc["automa_log"]``: one list of lines per round (``log_lines``), shown by ``render_text``
+and saved with the game.
 """
 from __future__ import annotations
 
@@ -132,6 +134,34 @@ def log_lines(g) -> list[str]:
     return [f"R{r + 1} {line}" for r, lines in enumerate(g.misc.get(LOG, [])) for line in lines]
 
 
+# ---- state ------------------------------------------------------------------------------------------
+LEVEL, POINTER, ACTION, SUPPORT = range(4)
+
+
+def state(g, p: int) -> list:
+    """[level, pointer, action card, support card] of the Automa in seat p (mutable)."""
+    return g.misc[f"automa{p}"]
+
+
+def pile(g, p: int, which: str) -> list:
+    """The Automa's ``pile`` (draw pile, top first), ``discard`` or ``removed`` cards (mutable)."""
+    return g.misc[f"automa{p}_{which}"]
+
+
+def pointer_unit(g, p: int) -> str:
+    t = UNIT_CYCLE[state(g, p)[POINTER]]
+    return "worker" if t == WORKER else D.UNITS[t]
+
+
+def public_view(g, p: int) -> dict:
+    """What everyone sees of an Automa (views.public_state): not the order of its draw pile."""
+    st = state(g, p)
+    return {"level": st[LEVEL], "level_name": LEVEL_NAMES[st[LEVEL] - 1], "unit_pointer": pointer_unit(g, p),
+            "action_card": st[ACTION] or None, "support_card": st[SUPPORT] or None,
+            "cards_in_pile": len(pile(g, p, "pile")), "discard": list(pile(g, p, "discard")),
+            "removed": list(pile(g, p, "removed"))}
+
+
 # ---- setup (§1.2) -------------------------------------------------------------------------------
 def setup_seats(g) -> None:
     """Automa boards: starting money by level, +2 shipping, the round-1 deck and the unit pointer."""
@@ -141,8 +171,10 @@ def setup_seats(g) -> None:
         pl.money = STARTING_MONEY[lv - 1]
         pl.shipping = START_SHIPPING
         pl.reach = -1
-        pl.extra = {"level": lv, "pile": [], "discard": [], "removed": [], "action": 0, "support": 0,
-                    "pointer": (UNIT_CYCLE.index(WORKER) + 1 + g.rng.randrange(6)) % len(UNIT_CYCLE)}
+        start = (UNIT_CYCLE.index(WORKER) + 1 + g.rng.randrange(6)) % len(UNIT_CYCLE)   # d6 steps from worker
+        g.misc[f"automa{p}"] = [lv, start, 0, 0]
+        for which in ("pile", "discard", "removed"):
+            g.misc[f"automa{p}_{which}"] = []
         build_deck(g, p)
     g.misc[LOG] = [[]]
 
@@ -275,61 +307,62 @@ def worker_market_mask(g) -> int:
 # ---- the deck (§2.3) ----------------------------------------------------------------------------
 def build_deck(g, p: int) -> None:
     """Start of round r: every card of rounds <= r less the removed ones, shuffled; nothing current."""
-    st = g.players[p].extra
-    put_away(st)
-    pile = [cid for cid, c in CARDS.items() if c.round <= g.round and cid not in st["removed"]]
-    g.rng.shuffle(pile)
-    st["pile"] = pile
-    st["discard"] = []
+    put_away(g, p)
+    removed = pile(g, p, "removed")
+    cards = [cid for cid, c in CARDS.items() if c.round <= g.round and cid not in removed]
+    g.rng.shuffle(cards)
+    g.misc[f"automa{p}_pile"] = cards
+    g.misc[f"automa{p}_discard"] = []
 
 
-def put_away(st: dict) -> None:
-    """The last turn's cards: a removable action card leaves the game, everything else is discarded."""
-    if st["action"]:
-        (st["removed"] if CARDS[st["action"]].remove else st["discard"]).append(st["action"])
-    if st["support"]:
-        st["discard"].append(st["support"])
-    st["action"] = st["support"] = 0
+def put_away(g, p: int) -> None:
+    """The last turn's cards: a removable action card leaves the game, everything else is discarded
+    (a support card always is, even a removable one)."""
+    st = state(g, p)
+    if st[ACTION]:
+        pile(g, p, "removed" if CARDS[st[ACTION]].remove else "discard").append(st[ACTION])
+    if st[SUPPORT]:
+        pile(g, p, "discard").append(st[SUPPORT])
+    st[ACTION] = st[SUPPORT] = 0
 
 
-def draw(g, st: dict) -> int:
-    if not st["pile"]:
-        pile = list(st["discard"])
-        g.rng.shuffle(pile)
-        st["pile"] = pile
-        st["discard"] = []
-    if not st["pile"]:     # pragma: no cover - at least 10 cards are never current
+def draw(g, p: int) -> int:
+    """The top card; an empty pile is first refilled from the shuffled discard pile."""
+    if not pile(g, p, "pile"):
+        cards = list(pile(g, p, "discard"))
+        g.rng.shuffle(cards)
+        g.misc[f"automa{p}_pile"] = cards
+        g.misc[f"automa{p}_discard"] = []
+    cards = pile(g, p, "pile")
+    if not cards:     # pragma: no cover - at least 10 cards are never current
         raise AssertionError("Automa deck is empty")
-    pile = st["pile"]
-    st["pile"] = pile[1:]
-    return pile[0]
+    return cards.pop(0)
 
 
 def shuffle_hidden(g, rng) -> None:
     """``Game.determinize``: each Automa's draw pile is unseen; reshuffle it with ``rng``."""
     for p in g.config.automa_seats:
-        st = g.players[p].extra
-        pile = list(st["pile"])
-        rng.shuffle(pile)
-        st["pile"] = pile
+        cards = list(pile(g, p, "pile"))
+        rng.shuffle(cards)
+        g.misc[f"automa{p}_pile"] = cards
 
 
 # ---- a turn (§2.4, §8) ----------------------------------------------------------------------------
 def take_turn(g, p: int) -> None:
     """Draw the action card; Skip: nothing; else the first possible action on it; none: pass."""
-    st = g.players[p].extra
-    put_away(st)
-    cid = draw(g, st)
-    st["action"] = cid
+    st = state(g, p)
+    put_away(g, p)
+    cid = draw(g, p)
+    st[ACTION] = cid
     card = CARDS[cid]
     head = f"draws card {cid} ({card.text()})"
     if card.actions == ("skip",):
         log(g, p, f"{head}; skips this turn")
         return
     for act in card.actions:
-        if act in ("expand", "upgrade") and not st["support"]:
-            st["support"] = draw(g, st)
-        support = CARDS[st["support"]] if st["support"] else None
+        if act in ("expand", "upgrade") and not st[SUPPORT]:
+            st[SUPPORT] = draw(g, p)
+        support = CARDS[st[SUPPORT]] if st[SUPPORT] else None
         done = ACTIONS[act](g, p, support)
         if done:
             if support is not None:
@@ -528,14 +561,14 @@ def do_expand(g, p: int, support: Card):
     modules, criteria, cand = expand_plan(g, p, support)
     if not cand:
         return None
-    st = g.players[p].extra
+    st = state(g, p)
     space = choose_space(g, p, criteria, sorted(cand), modules)
-    preferred = (st["pointer"] + support.steps) % len(UNIT_CYCLE)
+    preferred = (st[POINTER] + support.steps) % len(UNIT_CYCLE)
     unit = choose_unit(g, p, cand[space], preferred)
     cost = placement_cost(g, p, unit, space, False)
     g.players[p].money -= cost
     place_unit(g, p, unit, space)
-    st["pointer"] = preferred
+    st[POINTER] = preferred
     where = ", ".join(MODULE_NAMES[m] for m in modules)
     out = (f"Expand in {where} by {' > '.join(CRITERION_NAMES[c] for c in criteria)}; expands a "
            f"{D.UNITS[unit]} to {g.board.label[space]} (£{cost})")
@@ -750,7 +783,7 @@ def preparation(g) -> None:
     for p in g.config.automa_seats:
         g.players[p].money += PREPARATION_MONEY
         build_deck(g, p)
-        log(g, p, f"Preparation: +£{PREPARATION_MONEY}; {len(g.players[p].extra['pile'])} cards in its deck")
+        log(g, p, f"Preparation: +£{PREPARATION_MONEY}; {len(pile(g, p, 'pile'))} cards in its deck")
 
 
 def produce(g, p: int) -> None:
