@@ -441,14 +441,17 @@ def settlement_groups(g, spaces: int, shipping: int) -> list[tuple[int, int]]:
 
 
 def settlements_gain(g, p: int, space: int) -> tuple[int, int]:
-    """Open point 4: (joins two or more groups, growth of the new unit's group in Settlements)."""
+    """Open point 4: (joins two or more groups that were apart, growth in Settlements of the group the
+    new unit joins); compared as a tuple, so any join ranks above any plain addition."""
     pl = g.players[p]
     before = settlement_groups(g, pl.spaces, pl.shipping)
     bit = 1 << space
     after = settlement_groups(g, pl.spaces | bit, pl.shipping)
     mine, size = next((m, n) for m, n in after if m & bit)
     touched = [n for m, n in before if m & mine]
-    return (1 if len(touched) >= 2 else 0, size - max(touched, default=0))
+    if not touched:
+        return (0, 0)                   # a unit on its own joins no group
+    return (1 if len(touched) >= 2 else 0, size - max(touched))
 
 
 def neighbourhood_choice(g, p: int, space: int, taken: int = 0) -> tuple[list[int], int]:
@@ -829,4 +832,28 @@ def award_vp(g, values: list[int]) -> list[int]:
     from .scoring import tier_split
     for q, vp in zip(humans, tier_split([values[q] for q in humans], D.AWARD_TIERS[len(humans)])):
         out[q] = vp
+    return out
+
+
+# ---- invariants (invariants.check_invariants) -----------------------------------------------------
+def invariant_errors(g) -> list[str]:
+    """What is wrong with the Automa seats' state (empty when all is well)."""
+    out = []
+    for p in g.config.automa_seats:
+        pl = g.players[p]
+        st = state(g, p)
+        if any(pl.goods):
+            out.append(f"Automa {p} holds Goods {pl.goods}")
+        if len(pl.open_contracts) > 1:
+            out.append(f"Automa {p} holds {len(pl.open_contracts)} contracts (at most one)")
+        if st[LEVEL] != level(g, p) or not 0 <= st[POINTER] < len(UNIT_CYCLE):
+            out.append(f"Automa {p} state {st} does not match its level / pointer range")
+        cards = pile(g, p, "pile") + pile(g, p, "discard") + pile(g, p, "removed") + [c for c in st[2:] if c]
+        expected = sorted(cid for cid, c in CARDS.items() if c.round <= g.round)
+        if sorted(cards) != expected:
+            out.append(f"Automa {p} cards {sorted(cards)} are not the cards of rounds 1-{g.round} {expected}")
+        if any(not CARDS[c].remove for c in pile(g, p, "removed")):
+            out.append(f"Automa {p} removed a card that stays in the game: {pile(g, p, 'removed')}")
+        if pl.clan is not None:
+            out.append(f"Automa {p} has clan {pl.clan}")
     return out
