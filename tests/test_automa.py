@@ -56,6 +56,15 @@ def test_config_round_trip_and_base_records_unchanged():
     assert d["automa"] == {"0": 1, "2": 5}
     assert GameConfig.from_dict(json.loads(json.dumps(d))) == cfg
     assert "automa" not in GameConfig(num_players=2).to_dict()       # base records carry no new field
+    assert GameConfig(num_players=2, automa={}).to_dict() == GameConfig(num_players=2).to_dict()
+    base = Game(GameConfig(num_players=2, seed=3))
+    same = Game(GameConfig(num_players=2, seed=3, automa={}))
+    rng = random.Random(3)
+    while not base.is_terminal():
+        a = rng.choice(base.legal_actions())
+        base.apply(a)
+        same.apply(a)
+    assert base.to_json() == same.to_json()
 
 
 @pytest.mark.parametrize("bad, words", [

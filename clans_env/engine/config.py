@@ -63,8 +63,8 @@ class GameConfig:
     automa: dict | None = None
 
     def __post_init__(self):
-        if self.automa is not None:
-            object.__setattr__(self, "automa", _automa_seats(self.automa, self.num_players))
+        if self.automa is not None:       # an empty dict is no Automa (the base game's records)
+            object.__setattr__(self, "automa", _automa_seats(self.automa, self.num_players) or None)
         if not isinstance(self.industria, bool):
             raise ValueError(f"industria must be True or False (got {self.industria!r})")
         for name in INDUSTRIA_MODULES:
