@@ -773,3 +773,44 @@ def test_random_games_invariants_save_load_replay(level):
         rows = g.final_scores()
         for s in cfg.automa:
             assert rows[s]["glory"] >= AU.ROUND5_VP[cfg.automa[s] - 1]
+
+
+@pytest.mark.parametrize("cid", sorted(AU.CARDS))
+def test_each_card_tries_its_actions_in_order_and_stops_at_the_first_possible(cid, monkeypatch):
+    """§2.4 for all 22 cards (data/automa.toml = src/services/Cards.ts): the entries are tried in the
+    card's order; the first possible one is the only action; none possible: the Automa passes."""
+    c = card(cid)
+    for first_possible in range(len(c.actions) + 1):
+        g = position()
+        tried = []
+
+        def fake(name):
+            def act(g, p, support):
+                tried.append((name, support.id if support else None))
+                return f"did {name}" if len(tried) - 1 == first_possible else None
+            return act
+        monkeypatch.setattr(AU, "ACTIONS", {name: fake(name) for name in AU.ACTIONS})
+        g.misc[f"automa{P}_pile"] = [cid] + [k for k in (21, 22) if k != cid]
+        AU.take_turn(g, P)
+        if c.actions == ("skip",):
+            assert tried == [] and not g.players[P].passed
+            break
+        expect = c.actions[:first_possible + 1]
+        assert [name for name, _ in tried] == list(expect)
+        support = AU.state(g, P)[AU.SUPPORT]
+        reached = any(a in ("expand", "upgrade") for a in expect)
+        assert bool(support) == reached                     # a support card once Expand / Upgrade is reached
+        for name, sup in tried:
+            if name in ("expand", "upgrade"):
+                assert sup == support
+        assert g.players[P].passed == (first_possible == len(c.actions))
+        if first_possible == len(c.actions):
+            break
+
+
+def test_card_data_matches_the_digest_counts():
+    """§2.2: 14 cards for round 1, then 2 more each for rounds 2-5; removable: 10-13; card 18 stays."""
+    rounds = [c.round for c in AU.CARDS.values()]
+    assert [rounds.count(r) for r in range(1, 6)] == [14, 2, 2, 2, 2]
+    assert sorted(cid for cid, c in AU.CARDS.items() if c.remove) == [10, 11, 12, 13]
+    assert [cid for cid, c in AU.CARDS.items() if c.actions == ("skip",)] == [10, 11, 12, 13, 18]
