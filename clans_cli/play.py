@@ -428,6 +428,14 @@ class _EndOfInput(Exception):
     pass
 
 
+def automa_lines(game: Game) -> list[str]:
+    """The game record of the Automa's turns (empty without an Automa)."""
+    if not game.config.automa:
+        return []
+    from clans_env.engine.rules.automa import log_lines
+    return log_lines(game)
+
+
 def human_decision_points(config: GameConfig, actions: list[int], seat: int) -> list[int]:
     """Indices into ``actions`` at which ``seat`` made the decision (replaying from setup)."""
     g = Game(config)
@@ -501,7 +509,10 @@ class PlaySession:
         g = self.game
         before_round, before_phase = g.round, g.phase
         before = g.clone() if PHASE_NAMES[before_phase] == "action" else None
+        seen = len(automa_lines(g))
         g.apply(action)
+        for line in automa_lines(g)[seen:]:         # the Automa's turns, resolved inside apply
+            self.say(Text("  " + line, style="magenta"))
         if before is not None and (g.phase != before_phase or g.round != before_round):
             # this move ended the action phase: Production follows (within the same move when nobody has a
             # choice to make in it)
@@ -745,7 +756,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="your seat, 0 .. players-1 (default 0); turn order is drawn at random")
     parser.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,
                         help="agent spec for every other seat, or one per other seat in seat order "
-                             "(random, heuristic, mcts:sims=200, ppo:path=FILE; default heuristic)")
+                             "(random, heuristic, mcts:sims=200, ppo:path=FILE, automa:level=3 for the game's "
+                             "own solo opponent; default heuristic)")
     parser.add_argument("--seed", type=int, default=None, help="game seed (default 0)")
     parser.add_argument("--clans", nargs="+", metavar="CLAN", default=None,
                         help="fix the clans in seat order (e.g. --clans stewart campbell)")
@@ -802,6 +814,9 @@ def build_session(args, console: Console, inp: TextIO) -> PlaySession:
         specs = {p: saved_specs[p] for p in range(n) if p != seat}
     else:
         specs = {p: "heuristic" for p in range(n) if p != seat}
+    automa = {p: make_agent(s, 0).automa_level for p, s in specs.items() if s.strip().split(":")[0] == "automa"}
+    if automa and not args.load:      # the Automa is a seat of the game, played by the engine
+        game = Game(GameConfig(**kwargs, automa=automa))
     bots = {p: make_agent(spec, seed=game.config.seed * 10 + p + 1) for p, spec in specs.items()}
     labels = [("human" if p == seat else agent_label(bots[p], specs[p])) for p in range(n)]
     echo = args.echo or not (hasattr(inp, "isatty") and inp.isatty())

@@ -191,6 +191,9 @@ class Game:
         head = g.pile[:unknown]
         rng.shuffle(head)
         g.pile[:unknown] = head
+        if self.config.automa:         # each Automa's draw pile is hidden too
+            from .rules.automa import shuffle_hidden
+            shuffle_hidden(g, rng)
         g.rng = Rng(rng.next64())
         return g
 

@@ -131,7 +131,8 @@ class raw_env(AECEnv):
     illegal action (use ``env()`` for PettingZoo's standard illegal-move handling).
 
     Args:
-        num_players: 1 (solo) to 4; agents are ``player_0`` .. ``player_{n-1}`` (engine seats).
+        num_players: 1 (solo) to 4; agents are ``player_0`` .. ``player_{n-1}`` (engine seats), less the
+            seats of an Automa (``automa={seat: level}``), whose turns the engine plays inside ``step``.
         reward: "win" (+1 winner, -1 others, ties share), "rank" (linear in the finishing place) or
             "score" (VP margin over the best opponent / score_scale; solo: VP / score_scale).
             Default: "win", or "score" for a solo game.
@@ -169,8 +170,10 @@ class raw_env(AECEnv):
         self._first_seed = seed
         self._seed_rng: np.random.Generator | None = None
 
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        # an Automa seat (GameConfig.automa) is no agent: its turns happen inside step()
+        self.possible_agents = [f"player_{i}" for i in range(num_players) if i not in config.automa_seats]
+        self.agent_name_mapping = {a: int(a[len("player_"):]) for a in self.possible_agents}
+        self._seat_agent = {i: a for a, i in self.agent_name_mapping.items()}
         self.encoder = ObservationEncoder(num_players, industria=config.industria_modules)
         if not ACCELERATED:
             logger.warn("clans_env's compiled observation encoder was not built (no C compiler at install time): "
@@ -294,7 +297,7 @@ class raw_env(AECEnv):
             if self.descriptive_infos:
                 info.update(action_string=self._last_text, decision_name=DECISION_KINDS[kind])
             self.infos = dict.fromkeys(self.agents, info)
-            self.agent_selection = self.possible_agents[seat]
+            self.agent_selection = self._seat_agent[seat]
             return False
         rows = game.final_scores()
         values = final_rewards(rows, self.reward_kind, self.score_scale)
@@ -309,8 +312,8 @@ class raw_env(AECEnv):
             self.infos[a] = info
         # let every agent see its final reward, starting after the one that just moved
         last = self.agent_selection if action >= 0 else self.agents[0]
-        seat = self.agent_name_mapping.get(last, 0)
-        self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
+        i = self.possible_agents.index(last) if last in self.possible_agents else 0
+        self.agent_selection = self.possible_agents[(i + 1) % len(self.possible_agents)]
         return True
 
     # ---- render / close ----------------------------------------------------------------------------

@@ -45,6 +45,41 @@ class UniformRandomOpponent:
         return legal[int(self.rng.integers(len(legal)))]
 
 
+class AutomaOpponent:
+    """The physical game's own solo opponent at ``level`` 1-5 as an opponent of ``SingleAgentEnv``: its
+    seat becomes an Automa seat of the game (``GameConfig.automa``), whose turns the engine resolves
+    inside ``step`` (it is never asked to act). ``"automa:level=5"`` (or ``"automa:5"``) names one."""
+
+    name = "automa"
+
+    def __init__(self, level: int = 3):
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+            raise ValueError(f"Automa level must be one of 1, 2, 3, 4, 5 (got {level!r})")
+        self.level = level
+
+    @classmethod
+    def parse(cls, spec):
+        """An ``AutomaOpponent`` for ``spec`` ("automa", "automa:4", "automa:level=4"), else None."""
+        if isinstance(spec, cls):
+            return spec
+        if not isinstance(spec, str) or spec.split(":")[0].strip() != "automa":
+            return None
+        rest = spec.partition(":")[2].strip()
+        if not rest:
+            return cls()
+        value = rest.partition("=")[2] if "=" in rest else rest
+        if rest.partition("=")[0].strip() not in ("level", rest.strip()) or not value.strip().isdigit():
+            raise ValueError(f"an Automa opponent is written 'automa', 'automa:<level>' or 'automa:level=<level>' "
+                             f"with a level 1-5 (got {spec!r})")
+        return cls(int(value))
+
+    def act(self, game) -> int:
+        raise RuntimeError("the Automa's turns are resolved by the engine; it is never asked to act")
+
+    def __repr__(self) -> str:
+        return f"AutomaOpponent(level={self.level})"
+
+
 def _policy_call(opponent) -> Callable:
     act = getattr(opponent, "act", None)
     if callable(act):
@@ -63,7 +98,9 @@ class SingleAgentEnv(gymnasium.Env):
             ``num_players - 1`` opponents for the seats after the learner's in seat order
             (``opponents[0]`` plays seat ``learner + 1``, ...). An opponent is any object with
             ``act(game) -> action`` (e.g. an ``agents.Agent``) or a callable ``(game) -> action``;
-            its ``reset(seed)`` is called at every episode start when it has one.
+            its ``reset(seed)`` is called at every episode start when it has one. ``AutomaOpponent(level)``
+            (or the string ``"automa:level=5"``) seats the game's own solo opponent, the Automa, whose
+            turns the engine plays (``GameConfig.automa``).
         learner_seat: the learner's engine seat, or "random" for a new seat every episode.
         reward / score_scale: as in ``raw_env`` ("win", "rank" or "score"; paid at the end).
         illegal_action: "penalize" ends the episode with ``illegal_reward`` (info["illegal_action"]
@@ -110,7 +147,13 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = spaces.Box(low=self.encoder.low, high=self.encoder.high, dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
+        self._fixed_automa = config.automa_seats          # Automa seats given as a game option
+        if learner_seat in self._fixed_automa:
+            raise ValueError(f"learner_seat {learner_seat} is an Automa seat (automa={config.automa}); valid: "
+                             f"{[s for s in range(num_players) if s not in self._fixed_automa]} or 'random'")
         self.learner_seat = 0 if learner_seat == "random" else learner_seat
+        if self.learner_seat in self._fixed_automa:
+            self.learner_seat = next(s for s in range(num_players) if s not in self._fixed_automa)
 
     def _opponent_list(self, opponents) -> list:
         k = self.num_players - 1
@@ -120,8 +163,20 @@ class SingleAgentEnv(gymnasium.Env):
             if len(opponents) != k:
                 raise ValueError(f"opponents must list {k} opponent(s) for a {self.num_players}-player game "
                                  f"(got {len(opponents)})")
-            return list(opponents)
-        return [opponents] * k
+            out = [AutomaOpponent.parse(o) or o for o in opponents]
+        else:
+            out = [AutomaOpponent.parse(opponents) or opponents] * k
+        if any(isinstance(o, AutomaOpponent) for o in out):
+            if "automa" in self.game_options:
+                raise ValueError("give the Automa either as an opponent (AutomaOpponent) or as the game option "
+                                 "automa, not both")
+        return out
+
+    def _automa_seats(self) -> dict:
+        """Seat -> level of the Automa opponents for the learner's current seat."""
+        n = self.num_players
+        return {(self.learner_seat + 1 + k) % n: o.level for k, o in enumerate(self.opponents)
+                if isinstance(o, AutomaOpponent)}
 
     # ---- gymnasium API -------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -131,13 +186,18 @@ class SingleAgentEnv(gymnasium.Env):
         rng = self.np_random
         game_seed = int(seed) if seed is not None else int(rng.integers(2 ** 31 - 1))
         if self.learner_seat_option == "random":
-            self.learner_seat = int(rng.integers(self.num_players))
+            seats = [s for s in range(self.num_players) if s not in self._fixed_automa]
+            self.learner_seat = seats[int(rng.integers(len(seats)))]
         seen = set()
         for opponent in self.opponents:
             if id(opponent) not in seen and callable(getattr(opponent, "reset", None)):
                 opponent.reset(seed=int(rng.integers(2 ** 31 - 1)))
             seen.add(id(opponent))
-        self.game = Game(GameConfig(num_players=self.num_players, seed=game_seed, **self.game_options))
+        options = dict(self.game_options)
+        automa = self._automa_seats()
+        if automa:
+            options["automa"] = automa
+        self.game = Game(GameConfig(num_players=self.num_players, seed=game_seed, **options))
         self._play_opponents()
         self.last_action_string, self._last_action = None, -1
         if self.render_mode == "human":

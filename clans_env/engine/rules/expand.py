@@ -58,6 +58,9 @@ def first_worker_targets(g, p: int, unit: int) -> int:
     if g.players[p].units_left[unit] <= 0:
         return 0
     mask = g.topo.unit_mask[unit] & ~g.occupied & affordable_spaces(g, p, unit, False)
+    if g.config.automa and g.misc.get("markets"):     # the Automa game: away from Farmers markets
+        from .automa import worker_market_mask
+        mask &= worker_market_mask(g)
     return mask & g.clans[p].first_worker_spaces(g, p, unit)
 
 

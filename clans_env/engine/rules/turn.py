@@ -6,6 +6,7 @@ from .. import data as D
 from ..actions import (EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
                        UPGRADE_TECH, USE_PORT)
 from ..state import K_MAIN, K_PLACE, K_POST_MAIN, PLACE_EXPAND
+from . import automa
 from .contracts import apply_take_contract, contract_options
 from .expand import expand_options
 from .fulfil import apply_fulfil, fulfil_options
@@ -90,6 +91,9 @@ def next_turn(g) -> bool:
         i = (g.turn_idx + step) % n
         if not g.players[order[i]].passed:
             g.turn_idx = i
-            start_turn(g, order[i])
+            if g.config.automa and order[i] in g.config.automa:
+                automa.take_turn(g, order[i])        # resolved by the engine: no decision
+            else:
+                start_turn(g, order[i])
             return True
     return False
