@@ -6,6 +6,7 @@ docs/leaderboard.md).
     clans ladder "ppo:path=runs/ppo/model.pt" --players 2 --no-solo
     clans ladder --list                             # the ladder's opponents and their fixed ratings
     clans ladder --leaderboard runs/ladder/*/ladder.json --plot docs/leaderboard.png
+    clans ladder --calibrate runs/ladder/*/ladder.json --ladder my-ladder-v2.toml
 """
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ def add_ladder_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--leaderboard", nargs="+", default=None, metavar="RESULT.json",
                    help="print a markdown table of these ladder results (no games are played)")
     p.add_argument("--plot", default=None, metavar="FILE.png", help="with --leaderboard: also draw the ratings")
+    p.add_argument("--calibrate", nargs="+", default=None, metavar="RESULT.json",
+                   help="fit the ladder's opponents' ratings (anchors held) from the reference agents' own ladder "
+                        "results, and print them as rating lines for a new version of the ladder file")
     p.set_defaults(func=run_ladder_cmd)
     return p
 
@@ -65,6 +69,12 @@ def run_ladder_cmd(args) -> int:
                 print(f"plot: {L.plot_leaderboard(results, args.plot)}")
             return 0
         lad = L.load_ladder(args.ladder)
+        if args.calibrate:
+            cal = L.calibrate([L.LadderResult.load(f) for f in args.calibrate], lad)
+            for o in lad.opponents:
+                cells = ", ".join(f"{f} = {cal[f][o.name]:g}" for f in o.formats if o.name in cal.get(f, {}))
+                print(f"{o.name:<12} rating = {{ {cells} }}" if cells else f"{o.name:<12} (no games: not calibrated)")
+            return 0
         if args.list:
             print(describe(lad))
             return 0
