@@ -84,7 +84,7 @@ def run_ladder_cmd(args) -> int:
             return 2
         formats = None
         if args.players:
-            formats = [f"{x.strip()}p" for x in args.players.split(",") if x.strip()]
+            formats = [f"{x.strip().rstrip('p')}p" for x in args.players.split(",") if x.strip()]
         out = args.out or str(Path("runs") / "ladder" / (L.slug(args.spec) + ("-quick" if args.quick else "")))
         res = L.run_ladder(args.spec, lad, quick=args.quick, formats=formats, solo=not args.no_solo,
                            workers=args.workers, out_dir=out, progress=not args.no_progress, resume=args.resume)

@@ -212,6 +212,8 @@ BAD = [
     (lambda t: t + "\n[[opponent]]\nname = \"x\"\nspec = \"random\"\nformats = [\"2p\"]\nratting = { 2p = 3 }\n",
      "unknown key 'ratting'"),
     (lambda t: t.replace("[ladder]", "[ladder"), "not valid TOML"),
+    (lambda t: t.replace('spec = "heuristic:noise=3"', 'spec = "ppo:path={root}/models/none/model.pt"'),
+     "names the file"),
 ]
 
 

@@ -252,9 +252,14 @@ def load_ladder(name_or_path=DEFAULT_LADDER, check_specs: bool = True) -> Ladder
         if check_specs:
             from agents import parse_spec
             try:
-                parse_spec(resolve_spec(spec))
+                _, options = parse_spec(resolve_spec(spec))
             except ValueError as err:
                 raise ValueError(f"{w}: its spec {spec!r} cannot be built here: {err}") from None
+            for key in ("path", "policy"):            # model files (e.g. {root}/models/...) must be there
+                value = options.get(key)
+                if isinstance(value, str) and value and not Path(value).is_file():
+                    raise ValueError(f"{w}: its spec {spec!r} names the file {value!r}, which does not exist "
+                                     f"(the shipped models are in the project folder's models/)")
         opponents.append(Opponent(oname, spec.strip(), tuple(fmts), {f: float(r) for f, r in ratings.items()},
                                   quick))
     anchors = head["anchors"]
@@ -732,6 +737,11 @@ def _f1(x) -> str:
     return "-" if x is None else f"{x:.1f}"
 
 
+def _short(spec: str) -> str:
+    """A spec with the project folder left out of its paths (for tables and plots)."""
+    return spec.replace(str(ROOT) + "/", "")
+
+
 def leaderboard_markdown(results: list[LadderResult]) -> str:
     """A markdown table of ladder results (best rating first)."""
     rows = sorted(results, key=lambda r: -(r.rating or {"value": -1e9})["value"])
@@ -745,7 +755,7 @@ def leaderboard_markdown(results: list[LadderResult]) -> str:
             solo = f"{r.solo['mean_score']:.1f} ({r.solo['band_of_mean']})"
         games = sum(b["games"] for b in r.formats.values()) + ((r.solo or {}).get("games") or 0)
         lid = r.ladder["id"] + (" quick" if r.ladder.get("quick") else "")
-        cells = [f"`{r.candidate['spec']}`", lid, format_rating(r.rating)]
+        cells = [f"`{_short(r.candidate['spec'])}`", lid, format_rating(r.rating)]
         cells += [format_rating(r.ratings_by_format.get(f)) for f in fmts]
         cells += [solo, str(games), f"{r.seconds:.0f}"]
         out.append("| " + " | ".join(cells) + " |")
@@ -775,8 +785,8 @@ def plot_leaderboard(results: list[LadderResult], path) -> str:
         ax.errorbar(xs, ys, xerr=err, fmt="o" if key == "all" else ".", capsize=3,
                     label="all formats" if key == "all" else key, alpha=1.0 if key == "all" else 0.6)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([r.candidate["spec"].replace(str(ROOT) + "/", "") + (" (quick)" if r.ladder.get("quick")
-                                                                             else "") for r in rows], fontsize=8)
+    ax.set_yticklabels([_short(r.candidate["spec"]) + (" (quick)" if r.ladder.get("quick") else "") for r in rows],
+                       fontsize=8)
     ax.set_xlabel("rating (Elo scale; random = 0, heuristic = 1000), 95% bootstrap intervals")
     ids = sorted({r.ladder["id"] for r in rows})
     ax.set_title(f"Ladder {', '.join(ids)}: the reference agents")
