@@ -127,6 +127,13 @@ def test_rerate_uses_new_fixed_ratings_without_replaying(tiny_run, tmp_path):
     assert new.ladder["sha256"] == lad.sha256 != res.ladder["sha256"]
 
 
+def test_max_games_marks_the_result_partial(tiny_run):
+    path, _, _ = tiny_run
+    res = L.run_ladder("random", str(path), formats=["2p"], solo=False, workers=1, progress=False, max_games=2)
+    assert res.formats["2p"]["games"] == 2 and res.ladder["partial"] == {"2p": "2 of 6 games"}
+    assert any(n.startswith("partial: 2p") for n in res.notes)
+
+
 def test_forfeits_count_as_losses(tmp_path):
     bot = tmp_path / "crashbot.py"
     bot.write_text("from agents import Agent\n\nclass Crash(Agent):\n    def act(self, game):\n"

@@ -522,13 +522,15 @@ def slug(text: str) -> str:
 
 def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=None, solo: bool = True,
                workers: int = 2, out_dir=None, progress: bool = True, resume: bool = False,
-               say=None) -> LadderResult:
+               say=None, max_games: int | None = None) -> LadderResult:
     """Play ``candidate`` (an agent spec or an Agent object) on ``ladder`` (a Ladder, a name or a file)
     and return its LadderResult (also saved as ``out_dir/ladder.json`` with ``out_dir``).
 
     formats: the format keys to play (default: all of the ladder's); solo: play the solo games;
     resume: continue the tournaments already in ``out_dir``; say: a function for progress lines
-    (default: print to stderr when ``progress``)."""
+    (default: print to stderr when ``progress``); max_games: stop each format after this many games
+    (smoke tests, or rating what an interrupted run played with ``resume``): the result is then marked
+    partial in ``ladder["partial"]`` and its notes, and is not comparable with complete results."""
     from .tournament import agent_label, run_tournament
 
     lad = ladder if isinstance(ladder, Ladder) else load_ladder(ladder)
@@ -571,8 +573,13 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
         t = run_tournament([candidate, *[o.resolved_spec for o in opps]], num_players=f.players,
                            games_per_pairing=games, mode="gauntlet", seed=_derive(lad.seed, f.players), workers=workers,
                            out_dir=sub, progress=progress, move_time_limit=lad.move_time_limit,
-                           resume=resume and sub is not None and (sub / "results.json").is_file())
+                           resume=resume and sub is not None and (sub / "results.json").is_file(),
+                           max_games=max_games)
         res.formats[fmt] = _format_block(t, fmt, f.players, opps, res.pairs)
+        if max_games is not None and max_games < n:
+            res.ladder.setdefault("partial", {})[fmt] = f"{len(t.games)} of {n} games"
+            res.notes.append(f"partial: {fmt} stopped after {len(t.games)} of its {n} games (max_games); "
+                             f"not comparable with complete results")
         if sub is not None:
             res.formats[fmt]["tournament"] = str(sub / "results.json")
     n_solo = lad.solo_quick_games if quick else lad.solo_games
