@@ -132,6 +132,9 @@ def test_max_games_marks_the_result_partial(tiny_run):
     res = L.run_ladder("random", str(path), formats=["2p"], solo=False, workers=1, progress=False, max_games=2)
     assert res.formats["2p"]["games"] == 2 and res.ladder["partial"] == {"2p": "2 of 6 games"}
     assert any(n.startswith("partial: 2p") for n in res.notes)
+    res = L.run_ladder("random", str(path), solo=False, workers=1, progress=False, max_games={"2p": 4})
+    assert res.formats["2p"]["games"] == 4 and res.formats["4p"]["games"] == 4
+    assert res.ladder["partial"] == {"2p": "4 of 6 games"}
 
 
 def test_forfeits_count_as_losses(tmp_path):

@@ -522,13 +522,14 @@ def slug(text: str) -> str:
 
 def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=None, solo: bool = True,
                workers: int = 2, out_dir=None, progress: bool = True, resume: bool = False,
-               say=None, max_games: int | None = None) -> LadderResult:
+               say=None, max_games: int | dict | None = None) -> LadderResult:
     """Play ``candidate`` (an agent spec or an Agent object) on ``ladder`` (a Ladder, a name or a file)
     and return its LadderResult (also saved as ``out_dir/ladder.json`` with ``out_dir``).
 
     formats: the format keys to play (default: all of the ladder's); solo: play the solo games;
     resume: continue the tournaments already in ``out_dir``; say: a function for progress lines
-    (default: print to stderr when ``progress``); max_games: stop each format after this many games
+    (default: print to stderr when ``progress``); max_games: stop each format (or, as a dict
+    {format: n}, the formats named) after this many games
     (smoke tests, or rating what an interrupted run played with ``resume``): the result is then marked
     partial in ``ladder["partial"]`` and its notes, and is not comparable with complete results."""
     from .tournament import agent_label, run_tournament
@@ -563,6 +564,7 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
         f = lad.formats[fmt]
         opps = lad.opponents_for(fmt, quick)
         games = lad.games(fmt, quick)
+        cap = max_games.get(fmt) if isinstance(max_games, dict) else max_games
         sub = None
         if out_dir is not None:
             sub = out_dir / (fmt + ("-quick" if quick else ""))
@@ -574,9 +576,9 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
                            games_per_pairing=games, mode="gauntlet", seed=_derive(lad.seed, f.players), workers=workers,
                            out_dir=sub, progress=progress, move_time_limit=lad.move_time_limit,
                            resume=resume and sub is not None and (sub / "results.json").is_file(),
-                           max_games=max_games)
+                           max_games=cap)
         res.formats[fmt] = _format_block(t, fmt, f.players, opps, res.pairs)
-        if max_games is not None and max_games < n:
+        if cap is not None and cap < n:
             res.ladder.setdefault("partial", {})[fmt] = f"{len(t.games)} of {n} games"
             res.notes.append(f"partial: {fmt} stopped after {len(t.games)} of its {n} games (max_games); "
                              f"not comparable with complete results")
