@@ -36,7 +36,7 @@ def add_ladder_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"the ladder: a shipped one by name or a .toml file (default {DEFAULT_LADDER})")
     p.add_argument("--quick", action="store_true",
                    help="fewer games and only the cheap opponents: a rough rating in a couple of minutes on 2 "
-                        "cores, with intervals several times wider than the full ladder's")
+                        "cores, with intervals about 2-3 times wider than the full ladder's")
     p.add_argument("--players", default=None, metavar="2,4",
                    help="play only these formats (player counts, comma-separated; default: all of the ladder's); "
                         "e.g. 2 for a 2-player-only policy")

@@ -58,7 +58,7 @@ RESULT_FORMAT_VERSION = 1
 BOOTSTRAP_SAMPLES = 1000
 #: how far outside the opponents' ratings a rating may lie before it is reported as a bound
 RATING_RANGE = 2000.0
-QUICK_NOTE = ("--quick: a few games per opponent, so the interval is several times wider than the full "
+QUICK_NOTE = ("--quick: few games and only the cheap opponents, so the interval is about 2-3 times wider than the full "
               "ladder's; use the full ladder for a figure to publish")
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -431,7 +431,7 @@ class LadderResult:
     formats: dict                   # format -> {players, games, forfeits, win_rate, opponents: [...]}
     solo: dict | None               # mean_score, ci95, band_of_mean, bands, games (or error)
     pairs: list                     # [format, lineup, deal, opponent, outcome]
-    seconds: float = 0.0
+    seconds: float = 0.0            # wall time of the games (resumed sessions included)
     created: str = ""
     notes: list = field(default_factory=list)
 
@@ -552,7 +552,6 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
         say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
     if out_dir is not None:
         out_dir = Path(out_dir)
-    t0 = time.perf_counter()
     res = LadderResult(ladder={"name": lad.name, "version": lad.version, "id": lad.id, "sha256": lad.sha256,
                                "file": Path(lad.path).name, "seed": lad.seed, "quick": quick},
                        candidate={"spec": spec}, package=package_info(), rating=None, ratings_by_format={},
@@ -587,9 +586,12 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
     n_solo = lad.solo_quick_games if quick else lad.solo_games
     if solo and n_solo:
         say(f"ladder {lad.id}: {n_solo} solo games")
+        t_solo = time.perf_counter()
         res.solo = _solo(candidate, n_solo, _derive(lad.seed, 1), workers, progress)
+        res.solo["seconds"] = round(time.perf_counter() - t_solo, 1)
     _fill_ratings(res, lad)
-    res.seconds = round(time.perf_counter() - t0, 1)
+    # wall time of all the games, those of earlier (resumed) sessions included
+    res.seconds = round(sum(b["seconds"] for b in res.formats.values()) + ((res.solo or {}).get("seconds") or 0), 1)
     if out_dir is not None:
         res.save(out_dir / "ladder.json")
     return res
@@ -764,6 +766,8 @@ def leaderboard_markdown(results: list[LadderResult]) -> str:
             solo = f"{r.solo['mean_score']:.1f} ({r.solo['band_of_mean']})"
         games = sum(b["games"] for b in r.formats.values()) + ((r.solo or {}).get("games") or 0)
         lid = r.ladder["id"] + (" quick" if r.ladder.get("quick") else "")
+        if r.ladder.get("partial"):
+            lid += " partial (" + ", ".join(f"{f}: {v}" for f, v in r.ladder["partial"].items()) + ")"
         cells = [f"`{_short(r.candidate['spec'])}`", lid, format_rating(r.rating)]
         cells += [format_rating(r.ratings_by_format.get(f)) for f in fmts]
         cells += [solo, str(games), f"{r.seconds:.0f}"]
@@ -794,13 +798,13 @@ def plot_leaderboard(results: list[LadderResult], path) -> str:
         ax.errorbar(xs, ys, xerr=err, fmt="o" if key == "all" else ".", capsize=3,
                     label="all formats" if key == "all" else key, alpha=1.0 if key == "all" else 0.6)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_short(r.candidate["spec"]) + (" (quick)" if r.ladder.get("quick") else "") for r in rows],
-                       fontsize=8)
+    ax.set_yticklabels([_short(r.candidate["spec"]) + (" (quick)" if r.ladder.get("quick") else "")
+                        + (" (partial)" if r.ladder.get("partial") else "") for r in rows], fontsize=8)
     ax.set_xlabel("rating (Elo scale; random = 0, heuristic = 1000), 95% bootstrap intervals")
     ids = sorted({r.ladder["id"] for r in rows})
     ax.set_title(f"Ladder {', '.join(ids)}: the reference agents")
     ax.axvline(0, color="grey", lw=0.5)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="center")
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
