@@ -274,3 +274,30 @@ def test_cli_runs_a_ladder_and_makes_a_leaderboard(tmp_path, capsys):
     assert main(["ladder", "--leaderboard", str(out / "ladder.json"), "--plot", str(plot)]) == 0
     table = capsys.readouterr().out
     assert "| `heuristic` | tiny-v1 |" in table and plot.stat().st_size > 1000
+
+
+def test_an_agent_that_cannot_play_solo_gets_the_error_not_a_crash(tmp_path):
+    bot = tmp_path / "duobot.py"
+    bot.write_text("from agents import RandomAgent\n\nclass Duo(RandomAgent):\n    def act(self, game):\n"
+                   "        if game.num_players == 1:\n            raise ValueError('2-player policy')\n"
+                   "        return super().act(game)\n")
+    res = L.run_ladder(f"{bot}:Duo", str(write(tmp_path, TINY)), formats=[], workers=1, progress=False)
+    assert res.solo["games"] == 0 and "2-player policy" in res.solo["error"] and res.rating is None
+
+
+# ------------------------------------------------------------------------------------------------
+# the published results (docs/leaderboard.md) stay true to the shipped ladder
+def test_published_results_are_on_the_shipped_ladder_and_in_the_doc():
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    lad = L.load_ladder()
+    files = sorted((root / "docs" / "leaderboard").glob("*.json"))
+    assert files
+    results = [L.LadderResult.load(f) for f in files]
+    for f, r in zip(files, results):
+        # a published ladder file never changes: editing standard-v1.toml needs a new version
+        assert r.ladder["id"] == lad.id and r.ladder["sha256"] == lad.sha256, \
+            f"{f.name} was rated on another {lad.id} file: make a new ladder version instead of editing it"
+        assert r.rating == L.rerate(r, lad).rating          # its rating is the fit of its own games
+    doc = (root / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    assert L.leaderboard_markdown(results) in doc, "docs/leaderboard.md's table is stale: regenerate it"
