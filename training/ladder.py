@@ -502,7 +502,9 @@ def _fill_ratings(res: LadderResult, ladder: Ladder) -> None:
                 row["rating"] = ladder.opponent(row["name"]).ratings.get(fmt)
             except KeyError:
                 row["rating"] = None
-    res.notes = [n for n in res.notes if not n.startswith("not calibrated")]
+    res.notes = [n for n in res.notes if not n.startswith(("not calibrated", "--quick:"))]
+    if res.ladder.get("quick"):
+        res.notes.insert(0, QUICK_NOTE)
     unrated = sorted({row["name"] for b in res.formats.values() for row in b["opponents"] if row["rating"] is None})
     if unrated:
         res.notes.append(f"not calibrated (played and reported, not in the rating): {', '.join(unrated)}")
@@ -557,8 +559,6 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
                        candidate={"spec": spec}, package=package_info(), rating=None, ratings_by_format={},
                        formats={}, solo=None, pairs=[],
                        created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    if quick:
-        res.notes.append(QUICK_NOTE)
     for fmt in fmts:
         f = lad.formats[fmt]
         opps = lad.opponents_for(fmt, quick)
