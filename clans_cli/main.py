@@ -6,6 +6,7 @@
     clans benchmark strength --games 100
     clans benchmark openspiel --games 20 --sims 50
     clans benchmark speed
+    clans ladder heuristic --quick                 # a rating on the standard ladder (docs/leaderboard.md)
     clans serve runs                               # web viewer: replays, tournaments, play in the browser
 
 Run `clans COMMAND --help` for the options of a command.
@@ -278,6 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .replay import add_replay_parser
     add_play_parser(subparsers)
     add_replay_parser(subparsers)
+    # ---- the benchmark ladder (clans_cli/ladder_cmd.py -> training/ladder.py) ----
+    from .ladder_cmd import add_ladder_parser
+    add_ladder_parser(subparsers)
     # ---- the web viewer (clans_cli/serve.py -> clans_web) ----
     from .serve import add_serve_parser
     add_serve_parser(subparsers)
