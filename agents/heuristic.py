@@ -361,7 +361,7 @@ class HeuristicAgent(Agent):
         out = {}
         for a in candidate_actions(game, legal):
             child = game.clone()
-            child.apply(a)
+            child.apply_unchecked(a)             # a candidate of the legal list: no list built after it
             out[a] = _complete_and_evaluate(child, seat, w, _FOLLOW_UP_STEPS)
         return out
 
@@ -400,14 +400,14 @@ def _complete(g, seat: int, w: Weights, steps: int, need_value: bool = True):
             best_value, best_child = float("-inf"), None
             for a in options:
                 child = g.clone()
-                child.apply(a)
+                child.apply_unchecked(a)         # from legal_actions()
                 v = evaluate(child, seat, w)
                 if v > best_value:
                     best_value, best_child = v, child
             g, value = best_child, best_value
         else:
             g = g.clone()
-            g.apply(options[0])
+            g.apply_unchecked(options[0])
         steps -= 1
     if value is None and need_value:
         value = evaluate(g, seat, w)
