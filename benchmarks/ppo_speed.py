@@ -38,15 +38,18 @@ def measure_collect(samples: int = 3000, seed: int = 0) -> dict:
 
     import torch
 
+    from clans_env import Game, GameConfig
+    from clans_env.engine.actions import NUM_ACTIONS
     from training.config import PPOConfig
     from training.networks import build_network
     from training.selfplay import collect, make_encoder
 
+    for i in range(200):                  # warm up: the map topologies (16 of them, cached) are built
+        Game(GameConfig(num_players=2, seed=10_000 + i))
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     config = PPOConfig()
     encoder = make_encoder(config.num_players, config.game_options)
-    from clans_env.engine.actions import NUM_ACTIONS
     learner = build_network(config, encoder.size, NUM_ACTIONS).eval()
     pool = [copy.deepcopy(learner), copy.deepcopy(learner)]
     t = time.perf_counter()
