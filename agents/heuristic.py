@@ -134,20 +134,36 @@ def _settlements(g, p: int) -> int:
     return v
 
 
+_MONEY_AND_GOODS: dict = {}
+
+
+def _money_and_goods_values(phases_left: int, w: Weights) -> tuple:
+    """(VP per pound now, VP per pound of the next income, VP per Good in stock) for
+    ``phases_left`` and the weights (cached: they depend on nothing else)."""
+    key = (phases_left, id(w))
+    out = _MONEY_AND_GOODS.get(key)
+    if out is None or out[3] is not w:      # (hashing the dataclass costs more than the lists)
+        if len(_MONEY_AND_GOODS) > 1000:
+            _MONEY_AND_GOODS.clear()
+        mv = money_value(phases_left, w)
+        mv_income = money_value(max(phases_left - 1, 0), w)
+        # Goods in stock: their final VP, or their sale value at the Market's *starting* price when
+        # that is more (valuing them at the current price would reward pushing a price up by buying)
+        good_vp = [max(D.BASIC_GOOD_VP if D.IS_BASIC[i] else D.PROCESSED_GOOD_VP,
+                       w.sale_fraction * D.PRICES[i][D.START_STEP] * mv) for i in range(D.NUM_GOODS)]
+        out = _MONEY_AND_GOODS[key] = (mv, mv_income, good_vp, w)
+    return out[:3]
+
+
 def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Estimated final VP of every seat from the public state (see the module docstring)."""
     n = g.num_players
     if g.phase == GAME_OVER:
         return [float(r["total"]) for r in g.final_scores()]
     phases_left, prod_left = _phases(g)
-    mv = money_value(phases_left, w)
-    mv_income = money_value(max(phases_left - 1, 0), w)
+    mv, mv_income, good_vp = _money_and_goods_values(phases_left, w)
     vals = import_values(g)
     prices = [D.PRICES[i][g.prices[i]] for i in range(D.NUM_GOODS)]
-    # Goods in stock: their final VP, or their sale value at the Market's *starting* price when
-    # that is more (valuing them at the current price would reward pushing a price up by buying)
-    good_vp = [max(D.BASIC_GOOD_VP if D.IS_BASIC[i] else D.PROCESSED_GOOD_VP,
-                   w.sale_fraction * D.PRICES[i][D.START_STEP] * mv) for i in range(D.NUM_GOODS)]
     tiles_left = g.scoring_tiles[g.round - 1:] if g.scoring_tiles else ()
     topo = g.topo
     free_land = topo.land_mask & ~g.occupied
@@ -168,7 +184,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     for p, pl in enumerate(g.players):
         clan = g.clans[p]
         goods = clan.final_goods(g, p)
-        placed = [D.UNITS_PER_PLAYER[u] - pl.units_left[u] for u in range(D.NUM_UNITS)]
+        placed = [a - b for a, b in zip(D.UNITS_PER_PLAYER, pl.units_left)]
         v = float(pl.glory + pl.hops - pl.vp_bid)
         v += sum(a * b for a, b in zip(pl.imports, vals))
         v += export_vp[p] + settle_vp[p] + w.settlement * settle[p]
@@ -183,8 +199,8 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         for cid in pl.open_contracts:
             v += _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w,
                                  exports, export_vp)
-        for i in range(D.NUM_GOODS):
-            v += (goods[i] - reserved[i]) * good_vp[i]
+        for held, res, gv in zip(goods, reserved, good_vp):
+            v += (held - res) * gv
         # ---- remaining production -----------------------------------------------------------
         rounds = prod_left[p]
         if rounds:
@@ -361,7 +377,7 @@ class HeuristicAgent(Agent):
         out = {}
         for a in candidate_actions(game, legal):
             child = game.clone()
-            child.apply(a)
+            child.apply_unchecked(a)             # a candidate of the legal list: no list built after it
             out[a] = _complete_and_evaluate(child, seat, w, _FOLLOW_UP_STEPS)
         return out
 
@@ -400,14 +416,14 @@ def _complete(g, seat: int, w: Weights, steps: int, need_value: bool = True):
             best_value, best_child = float("-inf"), None
             for a in options:
                 child = g.clone()
-                child.apply(a)
+                child.apply_unchecked(a)         # from legal_actions()
                 v = evaluate(child, seat, w)
                 if v > best_value:
                     best_value, best_child = v, child
             g, value = best_child, best_value
         else:
             g = g.clone()
-            g.apply(options[0])
+            g.apply_unchecked(options[0])
         steps -= 1
     if value is None and need_value:
         value = evaluate(g, seat, w)

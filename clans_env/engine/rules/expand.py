@@ -11,7 +11,7 @@ from .common import affordable_spaces, expand_targets, place_unit, placement_cos
 from .contracts import building_bonus_available, start_building_bonus
 from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
-from .registry import apply_for, describe_for, hook, legal_for
+from .registry import apply_for, describe_for, has_legal_for, hook, legal_for
 
 
 def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
@@ -104,6 +104,11 @@ def place_targets(g, frame) -> int:
 @legal_for(K_PLACE)
 def legal_place(g, frame) -> list:
     return [SPACE + s for s in bits(place_targets(g, frame))]
+
+
+@has_legal_for(K_PLACE)
+def place_has_legal(g, frame) -> bool:
+    return place_targets(g, frame) != 0
 
 
 @apply_for(K_PLACE)

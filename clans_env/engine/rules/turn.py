@@ -12,7 +12,7 @@ from .expand import expand_options
 from .fulfil import apply_fulfil, fulfil_options
 from .market import apply_trade, trade_options
 from .ports import port_options, use_port
-from .registry import apply_for, describe_for, legal_for
+from .registry import apply_for, describe_for, has_legal_for, legal_for
 from .upgrades import apply_upgrade, upgrade_options
 
 
@@ -31,6 +31,11 @@ def legal_main(g, frame) -> list:
         out.extend(extra)
         out = sorted(set(out))
     return out
+
+
+@has_legal_for(K_MAIN)
+def main_has_legal(g, frame) -> bool:
+    return True                      # "8. Pass" is always legal (legal_main starts with PASS)
 
 
 @apply_for(K_MAIN)
