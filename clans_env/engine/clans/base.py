@@ -19,7 +19,14 @@ discount_spaces             rules/common.py, rules/expand.py (fast affordability
 restricts_targets/
 target_mask                 rules/common.py ``expand_targets``, rules/expand.py
 can_upgrade_technology      rules/upgrades.py (action and Bonus upgrade)
-extra_reach                 rules/common.py ``reach``
+can_change_shipping         rules/upgrades.py (Shipping action and Bonus upgrade; Sinclair: never)
+extra_reach                 rules/common.py ``reach`` (recomputed when ``pl.reach`` is -1: a clan
+                            whose extra reach grows with new units sets it to -1 in ``on_deploy``)
+bonus_reach                 rules/market.py ``neighbourhood_goods``, rules/farmers_markets.py
+                            ``triggered_markets``: extra spaces a deployment's Neighbourhood and
+                            Farmers market bonuses see (MacFarlane: the same river)
+settlement_link_mask        rules/scoring.py ``connected_settlements`` (Settlements joined beyond
+                            Shipping reach: MacFarlane's canals, Sinclair's 2 spaces)
 trade_money / on_trade      rules/market.py (Trade and Neighbourhood bonus)
 neighbourhood_limit         rules/market.py
 export_boxes                rules/common.py, contracts.py, fulfil.py
@@ -35,6 +42,8 @@ at_production_start         rules/production.py, before income
 on_produce                  rules/production.py (basic and processed goods)
 after_production            rules/production.py, after the player's processing
 main_actions / apply_main   rules/turn.py, the main decision (free actions before it)
+post_main_actions /         rules/ports.py, the decision after the main action (free actions
+apply_post_main             after it, beside the Port tiles; MacLeod's Shipyards)
 legal / apply / describe    game.py, for this clan's own K_CLAN frames
 scoring_goods               rules/scoring.py (Scoring tile 2)
 final_goods                 rules/scoring.py (Final Scoring)
@@ -116,6 +125,20 @@ class Clan:
         """Spaces counted as neighbouring for Expand beyond the normal reach."""
         return 0
 
+    def can_change_shipping(self, game, p: int) -> bool:
+        """Whether p's Shipping may move at all (the Upgrade Shipping action, Bonus upgrades)."""
+        return True
+
+    def bonus_reach(self, game, p: int, space: int) -> int:
+        """Bit set of spaces beyond the neighbours of ``space`` whose opponent units give the
+        Neighbourhood bonus and whose Farmers markets trigger when p deploys on ``space``."""
+        return 0
+
+    def settlement_link_mask(self, game, p: int, settlement: int) -> int:
+        """Spaces joined to the Settlement ``settlement`` (bit set of p's spaces) beyond Shipping
+        reach, when counting connected Settlements."""
+        return 0
+
     # ---- events --------------------------------------------------------------------
     def on_deploy(self, game, p: int, unit: int, space: int, mode: int) -> None:
         """Called after p's unit is placed on the map (any placement mode, Port tile 7 too)."""
@@ -163,6 +186,14 @@ class Clan:
 
     def apply_main(self, game, p: int, action: int) -> bool:
         """Resolve one of ``main_actions``; return True if handled."""
+        return False
+
+    def post_main_actions(self, game, p: int) -> list[int]:
+        """Extra legal actions after the main action (free actions; never DONE or USE_PORT)."""
+        return []
+
+    def apply_post_main(self, game, p: int, action: int) -> bool:
+        """Resolve one of ``post_main_actions``; return True if handled."""
         return False
 
     def legal(self, game, frame) -> list[int]:
