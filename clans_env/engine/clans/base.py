@@ -20,8 +20,8 @@ restricts_targets/
 target_mask                 rules/common.py ``expand_targets``, rules/expand.py
 can_upgrade_technology      rules/upgrades.py (action and Bonus upgrade)
 can_change_shipping         rules/upgrades.py (Shipping action and Bonus upgrade; Sinclair: never)
-extra_reach                 rules/common.py ``reach`` (recomputed when ``pl.reach`` is -1: a clan
-                            whose extra reach grows with new units sets it to -1 in ``on_deploy``)
+extra_reach                 rules/common.py ``reach`` (recomputed when ``pl.reach`` is -1; with
+                            ``extra_reach_grows`` rules/common.py ``place_unit`` drops the cache)
 bonus_reach                 rules/market.py ``neighbourhood_goods``, rules/farmers_markets.py
                             ``triggered_markets``: extra spaces a deployment's Neighbourhood and
                             Farmers market bonuses see (MacFarlane: the same river)
@@ -85,6 +85,9 @@ class Clan:
     trade_money = 0
     #: Neighbourhood bonus limit per Good per turn; 0 = the rulebook's 3 (4 with 2 players)
     neighbourhood_limit = 0
+    #: whether ``extra_reach`` can grow when a unit is placed (``place_unit`` then drops the reach cache
+    #: instead of adding the new space's Shipping reach; MacFarlane's canals)
+    extra_reach_grows = False
     #: whether ``target_mask`` must be consulted for Expand targets (kept a flag: hot path)
     restricts_targets = False
     #: production-chain pairs one Field may be part of (Industria Scoring tile 13; Clan Gordon: 3)

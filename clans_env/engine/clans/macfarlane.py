@@ -21,7 +21,8 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
   own spaces only, and the canal spaces do not extend Shipping reach further.
 
 The reach cache (``pl.reach``) is incremental in ``place_unit`` for Shipping reach only; a new unit
-along a river widens the canals, so ``on_deploy`` drops the cache there.
+along a river widens the canals, so the clan sets ``extra_reach_grows`` and ``place_unit`` drops the
+cache for MacFarlane.
 """
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def canal_reach(game, p: int, spaces: int) -> int:
 class MacFarlane(Clan):
     name = "macfarlane"
     expansion = "industria"
+    extra_reach_grows = True            # a new unit along a river widens the canals
 
     def on_setup(self, game, p: int) -> None:
         pl = game.players[p]
@@ -81,10 +83,6 @@ class MacFarlane(Clan):
         if not canals_open(game, p):
             return 0
         return canal_reach(game, p, game.players[p].spaces)
-
-    def on_deploy(self, game, p: int, unit: int, space: int, mode: int) -> None:
-        if game.topo.along_river >> space & 1:
-            game.players[p].reach = -1          # the canals grew: recompute (common.reach)
 
     def bonus_reach(self, game, p: int, space: int) -> int:
         if not (game.topo.along_river >> space & 1) or not canals_open(game, p):
