@@ -467,6 +467,53 @@ def test_macleod_port_tile_9_shipyard_copies_a_used_shipyard():
     assert g.players[0].extra["shipyards_used"] == [1, 1, 0, 0]
 
 
+def test_macleod_shipyard_tile_10_inside_a_fulfil():
+    """R18.ML4 with a tile that acts inside a Fulfil: Shipyard tile 10 ("Ignore 1 required Processed good")
+    covers the missing Processed good of contract 35; the Shipyard is flipped and the Building bonus
+    follows (R18.ML6); without a used Port tile on the map it cannot be used (R18.ML7)."""
+    c = D.CONTRACT_BY_ID[35]
+    missing = next(i for i in D.PROCESSED_GOODS if c.goods[i])
+    for ports_used, can in ((0, False), (0b1, True)):
+        g = shipyard_position(tiles=(10, 5, 4, 6), ports_used=ports_used)
+        pl = g.players[0]
+        pl.open_contracts = [35]
+        pl.goods = [need if i != missing else 0 for i, need in enumerate(c.goods)]
+        start_turn(g, 0)
+        assert ("fulfil:0" in legal_names(g)) == can
+        if not can:
+            continue
+        act(g, "fulfil:0")
+        assert g.decision_kind == "port_ignore"
+        act(g, f"good:{D.GOODS[missing]}")
+        assert pl.extra["shipyards_used"] == [1, 0, 0, 0] and pl.ports_used == 0b1 and 35 in pl.done_contracts
+        assert g.decision_kind == "building_bonus"
+
+
+def test_macleod_shipyard_tile_1_while_slaughtering():
+    """R18.ML4 with Port tile 1 ("one fewer animal to slaughter") as a Shipyard: offered in the slaughter
+    decision (choose:0) and used at once when an animal is missing."""
+    c = D.CONTRACT_BY_ID[3]                   # 2 Beef
+    assert c.beef == 2 and not any(c.goods)
+    g = shipyard_position(tiles=(1, 5, 4, 6))
+    cows = [s for s in active_land(g, GRASS) if is_grass(g, s)][:2]
+    put(g, 0, "cow", cows[0])
+    pl = g.players[0]
+    pl.open_contracts = [3]
+    start_turn(g, 0)
+    act(g, "fulfil:0")                         # one Cow for two Beef: the Shipyard covers the other
+    assert pl.extra["shipyards_used"][0] == 1 and g.occupant[cows[0]] == -1 and 3 in pl.done_contracts
+    g = shipyard_position(tiles=(1, 5, 4, 6))
+    for s in cows:
+        put(g, 0, "cow", s)
+    pl = g.players[0]
+    pl.open_contracts = [3]
+    start_turn(g, 0)
+    act(g, "fulfil:0")
+    assert g.decision_kind == "slaughter" and "choose:0" in legal_names(g)
+    act(g, "choose:0")
+    assert pl.extra["shipyards_used"][0] == 1 and g.decision_kind == "slaughter"
+
+
 # =============================================================================================
 # Sinclair
 # =============================================================================================
@@ -631,3 +678,47 @@ def test_clans_b_random_games_keep_invariants(n):
                 assert Game.from_json(g.to_json()).legal_actions() == g.legal_actions()
                 g.render_text()
         assert Game.replay(g.config, g.history).final_scores() == g.final_scores()
+
+
+# =============================================================================================
+# what the clans show, and the heuristic agent
+# =============================================================================================
+def test_clan_state_in_observation_and_text():
+    """Issue 13, "Observations ... render_text ... show each clan's own state": MacLeod's Shipyards (tile
+    / 18, used) in ``industria.clan_state``, the same in both encoder paths; the text names them."""
+    import numpy as np
+    from clans_env.encoding import ObservationEncoder
+    from clans_env.encoding.observation import ACCELERATED
+    g = Game(GameConfig(num_players=3, seed=5, clans=("macleod", "sinclair", "macfarlane"), industria=True))
+    while g.decision_kind != "main":
+        g.apply(g.legal_actions()[0])
+    pl = g.players[0]
+    pl.extra["shipyards_used"] = [0, 1, 0, 0]
+    encs = [ObservationEncoder(3, industria=g.config.industria_modules, accelerated=False)]
+    if ACCELERATED:
+        encs.append(ObservationEncoder(3, industria=g.config.industria_modules, accelerated=True))
+    vecs = [e.encode(g, 0) for e in encs]
+    assert all(np.array_equal(vecs[0], v) for v in vecs)
+    state = encs[0].split(vecs[0])["industria.clan_state"]
+    tiles = pl.extra["shipyards"]
+    assert list(state[:8]) == pytest.approx([tiles[0] / 18, 0, tiles[1] / 18, 1, tiles[2] / 18, 0, tiles[3] / 18, 0])
+    text = g.render_text()
+    assert "Private Shipyards" in text and "Railroad Reach" in text and "Canals" in text
+
+
+def test_heuristic_completes_railroad_reach_and_grazing():
+    """Issue 13, "The heuristic agent knows each clan's special decisions": its lookahead completes
+    Railroad Reach (unit, space, Bonus upgrade) and Grazing (unit, Sheep, destination), so the value it
+    gives them is that of the finished expansion."""
+    from agents.heuristic import complete_follow_ups
+    g = position("sinclair")
+    a, m, b = land_skip(g)
+    put(g, 0, "sheep", a)
+    start_turn(g, 0)
+    act(g, "choose:0")
+    done = complete_follow_ups(g, 0)
+    assert done.players[0].spaces.bit_count() == 2 and done.decision_kind not in ("clan", "place")
+    g, a, b = herd_position()
+    act(g, "choose:0")
+    done = complete_follow_ups(g, 0)
+    assert done.players[0].spaces.bit_count() == 3 and done.decision_kind != "clan"

@@ -35,6 +35,9 @@ round_cost_once_per_turn    rules/contracts.py (Obtain, Building bonus, Port til
 building_bonus_draw         rules/contracts.py
 after_obtain_contract       rules/contracts.py, after the Obtain action took a contract
 after_fulfil / fulfil_extras rules/fulfil.py, when a contract's rewards are taken
+fulfil_tile /               rules/fulfil.py (Port tile 1 while slaughtering, tile 10 in the Fulfil),
+use_fulfil_tile             rules/industria_ports.py (tile 10): the clan's own copy of a Port tile
+                            that acts inside a Fulfil (MacLeod's Shipyards), after the map's tile
 on_deploy                   rules/expand.py (every K_PLACE), rules/ports.py (tile 7)
 worker_income               rules/production.py
 production_per_unit         rules/production.py
@@ -168,6 +171,14 @@ class Clan:
     def fulfil_extras(self, game, p: int, contract_id: int) -> None:
         """Called when a contract's rewards are taken; decisions pushed here are resolved
         immediately, before the contract's Direct export bonuses."""
+
+    def fulfil_tile(self, game, p: int, tile: int) -> bool:
+        """Whether p may use the clan's own Port tile ``tile`` (1 or 10, the tiles that act inside a
+        Fulfil) now; the engine asks only when no such tile on the map is usable."""
+        return False
+
+    def use_fulfil_tile(self, game, p: int, tile: int) -> None:
+        """p uses the clan's own Port tile ``tile`` inside a Fulfil (after ``fulfil_tile`` said yes)."""
 
     def production_per_unit(self, game, p: int, unit: int, base: int) -> int:
         """Goods one Sheep / Cow / Field produces."""

@@ -19,8 +19,11 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 - R18.ML9: activating Shipyard tile 9 (Kickstarter, pay £5) copies a Port tile in play, as normal, or
   any other of MacLeod's Shipyards, used or not (``shipyard_copy`` decision: use_port:<slot> or
   choose:<k>); the copied Shipyard is not flipped.
-- Shipyard tiles 1 and 10 act only inside a Fulfil action; as free actions they would do nothing, so
-  they are never offered (docs/rules-interpretations.md).
+- Shipyard tiles 1 and 10 act only inside a Fulfil action, so they are activated there, as the map's
+  tiles are (``fulfil_tile`` / ``use_fulfil_tile``, asked by rules/fulfil.py when no usable tile on the
+  map does it): tile 1 in the slaughter decision (choose:0), tile 10 in the Port tile 10 decision; the
+  limit applies, the Shipyard is flipped and its Building bonus follows the contract's rewards
+  (``after_fulfil``).
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ from .base import Clan
 SHIPYARDS = "shipyards"
 USED = "shipyards_used"
 COPY = "shipyard_copy"
+#: ``game.turn`` key: Building bonuses owed for Shipyards used inside the Fulfil being resolved
+FULFIL_BONUS = "shipyard_fulfil"
 PORT9 = 9
 
 
@@ -92,6 +97,16 @@ def activate(game, p: int, k: int) -> None:
         resolve_tile(game, p, tile)             # R18.ML4
 
 
+def fulfil_shipyard(game, p: int, tile: int) -> int:
+    """An unused Shipyard with ``tile`` that the limit lets MacLeod use now, or -1."""
+    if not limit_allows(game, p):
+        return -1
+    for k, (t, u) in enumerate(zip(shipyards(game, p), used(game, p))):
+        if t == tile and not u:
+            return k
+    return -1
+
+
 @register
 class MacLeod(Clan):
     name = "macleod"
@@ -115,6 +130,18 @@ class MacLeod(Clan):
             activate(game, p, action - CHOOSE)
             return True
         return False
+
+    # Shipyard tiles 1 and 10, inside a Fulfil
+    def fulfil_tile(self, game, p: int, tile: int) -> bool:
+        return fulfil_shipyard(game, p, tile) >= 0
+
+    def use_fulfil_tile(self, game, p: int, tile: int) -> None:
+        used(game, p)[fulfil_shipyard(game, p, tile)] = 1
+        game.turn[FULFIL_BONUS] = game.turn.get(FULFIL_BONUS, 0) + 1     # R18.ML6: once the Fulfil is done
+
+    def after_fulfil(self, game, p: int, contract_id: int) -> None:
+        for _ in range(game.turn.pop(FULFIL_BONUS, 0)):
+            game.stack.append((K_HOOK, p, "building_bonus"))
 
     post_main_actions = main_actions
     apply_post_main = apply_main
