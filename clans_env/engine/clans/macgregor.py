@@ -24,6 +24,8 @@ herd Sheep (space:<space>); ``graze_to`` (unit, Sheep's space): where the Sheep 
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import K_CLAN, K_MAIN, PLACE_EXPAND
@@ -44,11 +46,18 @@ def sheep_spaces(game, p: int) -> int:
     return units_of(game, p, D.SHEEP)
 
 
-def herds(game, p: int) -> list[int]:
+def herds(game, p: int) -> tuple[int, ...]:
     """R18.MG2: the herds of p, as bit sets of Sheep spaces (2 or more spaces each)."""
+    if game.players[p].units_placed(D.SHEEP) < 2:
+        return ()
+    return _herds(game.board, sheep_spaces(game, p))
+
+
+@lru_cache(maxsize=4096)
+def _herds(board, sheep: int) -> tuple[int, ...]:
     from .macdonald import adjacency_masks
-    adj = adjacency_masks(game.board)
-    left = sheep_spaces(game, p)
+    adj = adjacency_masks(board)
+    left = sheep
     out = []
     while left:
         comp = frontier = left & -left
@@ -62,7 +71,7 @@ def herds(game, p: int) -> list[int]:
         if comp.bit_count() >= 2:
             out.append(comp)
         left &= ~comp
-    return out
+    return tuple(out)
 
 
 def _single(game, space: int) -> bool:
@@ -127,6 +136,8 @@ class MacGregor(Clan):
 
     # ---- Grazing (an Expand action) ----------------------------------------------------------------
     def main_actions(self, game, p: int) -> list[int]:
+        if not herds(game, p):
+            return []
         return [CHOOSE + 0] if graze_units(game, p) else []
 
     def apply_main(self, game, p: int, action: int) -> bool:

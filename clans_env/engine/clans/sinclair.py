@@ -34,6 +34,7 @@ from .. import data as D
 from ..actions import CHOOSE, EXPAND, SPACE
 from ..board import KIND_PORT
 from ..state import K_BONUS_UPGRADE, K_CLAN, K_HOOK, K_MAIN
+from ..rules.common import reach
 from ..topology import bits
 from . import register
 from .base import Clan
@@ -69,15 +70,13 @@ def within_two(topo) -> tuple[int, ...]:
 
 
 def normal_reach(game, p: int) -> int:
-    from ..rules.common import reach
     return reach(game, p)
 
 
-def land_skip_targets(game, p: int) -> int:
-    """Empty land spaces two steps away over one skipped land space (R18.S4, R18.S6)."""
-    topo = game.topo
+@lru_cache(maxsize=4096)
+def _two_steps_over_land(topo, own: int) -> int:
+    """Spaces adjacent to a land space that is adjacent to one of ``own`` and not in ``own``."""
     adj = _adjacent(topo)
-    own = game.players[p].spaces
     skipped = 0
     for s in bits(own):
         skipped |= adj[s]
@@ -85,15 +84,17 @@ def land_skip_targets(game, p: int) -> int:
     out = 0
     for m in bits(skipped):
         out |= adj[m]
-    return out & topo.land_mask & ~game.occupied & ~normal_reach(game, p)
+    return out & topo.land_mask
 
 
-def loch_layers(game, p: int) -> list[int]:
-    """Spaces (land and port nodes) just beyond k skipped lochs, for k = 1, 2, ... (each space in
-    its shortest layer), R18.S8."""
-    topo = game.topo
+def land_skip_targets(game, p: int) -> int:
+    """Empty land spaces two steps away over one skipped land space (R18.S4, R18.S6)."""
+    return _two_steps_over_land(game.topo, game.players[p].spaces) & ~game.occupied & ~normal_reach(game, p)
+
+
+@lru_cache(maxsize=4096)
+def _loch_layers(topo, own: int) -> tuple[int, ...]:
     adj = _adjacent(topo)
-    own = game.players[p].spaces
     start = 0
     for s in bits(own):
         start |= adj[s]
@@ -110,45 +111,84 @@ def loch_layers(game, p: int) -> list[int]:
         seen |= land
         frontier = beyond & topo.loch_mask & ~seen_lochs
         seen_lochs |= frontier
-    return layers
+    return tuple(layers)
+
+
+def loch_layers(game, p: int) -> tuple[int, ...]:
+    """Spaces (land and port nodes) just beyond k skipped lochs, for k = 1, 2, ... (each space in
+    its shortest layer), R18.S8; cached per (map, Sinclair's spaces)."""
+    return _loch_layers(game.topo, game.players[p].spaces)
+
+
+def skip_groups(game, p: int, kind: int) -> list[tuple[int, int]]:
+    """(Railroad Reach money on top of the unit and land cost, bit set of empty target spaces) for a
+    land skip (R18.S4, R18.S6: £2) or the loch skips (R18.S8: £2 per loch of the shortest chain), outside
+    normal reach; the sets are disjoint."""
+    if kind == LAND:
+        mask = land_skip_targets(game, p)
+        return [(D.SINCLAIR_LAND_SKIP_COST, mask)] if mask else []
+    free = game.topo.land_mask & ~game.occupied & ~normal_reach(game, p)
+    return [(D.SINCLAIR_LOCH_SKIP_COST * k, layer & free)
+            for k, layer in enumerate(loch_layers(game, p), start=1) if layer & free]
 
 
 def loch_skip_targets(game, p: int) -> dict:
     """Empty land space -> money for the lochs skipped (R18.S8), outside normal reach."""
-    free = game.topo.land_mask & ~game.occupied & ~normal_reach(game, p)
-    out = {}
-    for k, layer in enumerate(loch_layers(game, p), start=1):
-        for s in bits(layer & free):
-            out[s] = D.SINCLAIR_LOCH_SKIP_COST * k
+    return {s: extra for extra, mask in skip_groups(game, p, LOCHS) for s in bits(mask)}
+
+
+def skip_money(game, p: int, kind: int, space: int) -> int:
+    for extra, mask in skip_groups(game, p, kind):
+        if mask >> space & 1:
+            return extra
+    raise AssertionError(f"space {space} is no Railroad Reach target")  # pragma: no cover
+
+
+def unit_targets(game, p: int, kind: int, unit: int, groups=None) -> int:
+    """Bit set of spaces where p may Railroad-Reach ``unit`` now (land type, affordable with the skip
+    money; Sinclair has no placement discounts)."""
+    pl = game.players[p]
+    if pl.units_left[unit] <= 0:
+        return 0
+    if groups is None:
+        groups = skip_groups(game, p, kind)
+    topo = game.topo
+    budget = pl.money - game.clans[p].unit_cost(game, p, unit)
+    out = 0
+    for extra, mask in groups:
+        m = mask & topo.unit_mask[unit]
+        if m:
+            out |= m & topo.affordable(budget - extra)
     return out
 
 
-def skip_costs(game, p: int, kind: int) -> dict:
-    """Target space -> Railroad Reach money on top of the unit and land cost."""
-    if kind == LAND:
-        return {s: D.SINCLAIR_LAND_SKIP_COST for s in bits(land_skip_targets(game, p))}
-    return loch_skip_targets(game, p)
-
-
-def unit_targets(game, p: int, kind: int, unit: int, costs: dict | None = None) -> list[int]:
-    """Spaces where p may Railroad-Reach ``unit`` now (land type, affordable with the skip money)."""
-    from ..rules.common import placement_cost
+def rail_units(game, p: int, kind: int, first_only: bool = False) -> list[int]:
+    """Units with at least one Railroad Reach target now (``unit_targets`` unrolled: hot path of the
+    main decision; ``first_only``: stop at the first, enough to offer the action)."""
+    groups = skip_groups(game, p, kind)
+    if not groups:
+        return []
     pl = game.players[p]
-    if pl.units_left[unit] <= 0:
-        return []
-    if costs is None:
-        costs = skip_costs(game, p, kind)
-    umask = game.topo.unit_mask[unit]
-    money = pl.money
-    return [s for s, extra in sorted(costs.items())
-            if umask >> s & 1 and money >= extra + placement_cost(game, p, unit, s, False)]
-
-
-def rail_units(game, p: int, kind: int) -> list[int]:
-    costs = skip_costs(game, p, kind)
-    if not costs:
-        return []
-    return [u for u in range(D.NUM_UNITS) if u != D.FISHERMAN and unit_targets(game, p, kind, u, costs)]
+    left = pl.units_left
+    topo = game.topo
+    unit_mask = topo.unit_mask
+    affordable = topo.affordable
+    clan = game.clans[p]
+    anywhere = 0
+    for _, mask in groups:
+        anywhere |= mask
+    out = []
+    for u in range(D.NUM_UNITS):
+        if left[u] <= 0 or u == D.FISHERMAN or not anywhere & unit_mask[u]:
+            continue
+        budget = pl.money - clan.unit_cost(game, p, u)
+        for extra, mask in groups:
+            if mask & unit_mask[u] & affordable(budget - extra):
+                out.append(u)
+                if first_only:
+                    return out
+                break
+    return out
 
 
 def port_claims(game, p: int) -> dict:
@@ -158,12 +198,17 @@ def port_claims(game, p: int) -> dict:
     if not tiles:
         return {}
     pl = game.players[p]
+    layers = loch_layers(game, p)
+    beyond = 0
+    for layer in layers:
+        beyond |= layer
+    if not beyond & game.topo.port_mask:
+        return {}
     r = normal_reach(game, p)
     out = {}
-    layers = loch_layers(game, p)
     for slot, tile in enumerate(tiles):
         ps = game.topo.port_space[slot]
-        if pl.ports_used >> slot & 1 or r >> ps & 1:
+        if pl.ports_used >> slot & 1 or r >> ps & 1 or not beyond >> ps & 1:
             continue
         for k, layer in enumerate(layers, start=1):
             if layer >> ps & 1:
@@ -193,7 +238,7 @@ class Sinclair(Clan):
 
     # ---- Railroad Reach in the main decision ----------------------------------------------------
     def main_actions(self, game, p: int) -> list[int]:
-        out = [CHOOSE + kind for kind in (LAND, LOCHS) if rail_units(game, p, kind)]
+        out = [CHOOSE + kind for kind in (LAND, LOCHS) if rail_units(game, p, kind, first_only=True)]
         out += [CHOOSE + PORT_CLAIM + slot for slot in port_claims(game, p)]
         return out
 
@@ -217,7 +262,7 @@ class Sinclair(Clan):
         if frame[2] == RAIL:
             return [EXPAND + u for u in rail_units(game, p, frame[3])]
         if frame[2] == RAIL_SPACE:
-            return [SPACE + s for s in unit_targets(game, p, frame[3], frame[4])]
+            return [SPACE + s for s in bits(unit_targets(game, p, frame[3], frame[4]))]
         return super().legal(game, frame)
 
     def apply(self, game, frame, action: int) -> None:
@@ -232,7 +277,7 @@ class Sinclair(Clan):
         _, _, _, kind, unit = frame
         space = action - SPACE
         pl = game.players[p]
-        pl.money -= skip_costs(game, p, kind)[space] + placement_cost(game, p, unit, space, False)
+        pl.money -= skip_money(game, p, kind, space) + placement_cost(game, p, unit, space, False)
         place_unit(game, p, unit, space)
         self.on_deploy(game, p, unit, space, 0)
         if kind == LAND:
