@@ -216,4 +216,5 @@ class MacGregor(Clan):
         hs = herds(game, p)
         if not hs:
             return "No herd (Grazing needs 2 Sheep on adjacent spaces)"
-        return "Herds: " + "; ".join(" ".join(game.board.label[s] for s in bits(h)) for h in hs)
+        return ("Herds: " + "; ".join(" ".join(game.board.label[s] for s in bits(h)) for h in hs) +
+                " (Grazing: choose:0 in the main decision)")

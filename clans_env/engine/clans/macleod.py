@@ -180,6 +180,6 @@ class MacLeod(Clan):
         tiles = shipyards(game, p)
         if not tiles:
             return ""
-        parts = [f"{t}{' (used)' if u else ''}" for t, u in zip(tiles, used(game, p))]
+        parts = [f"choose:{k} = tile {t}{' (used)' if u else ''}" for k, (t, u) in enumerate(zip(tiles, used(game, p)))]
         return (f"Private Shipyards: {', '.join(parts)}; {sum(used(game, p))} used of "
                 f"{game.players[p].ports_used.bit_count()} Port tiles used")

@@ -311,8 +311,11 @@ class Sinclair(Clan):
         return (min(land, 16) / 16, min(lochs, 16) / 16)
 
     def state_text(self, game, p: int) -> str:
-        return (f"Railroad Reach: {land_skip_targets(game, p).bit_count()} spaces over one land space, "
-                f"{len(loch_skip_targets(game, p))} across lochs")
+        claims = ", ".join(f"choose:{PORT_CLAIM + slot} = Port slot {slot} (£{cost})"
+                           for slot, cost in sorted(port_claims(game, p).items()))
+        return (f"Railroad Reach: choose:0 = over one land space ({land_skip_targets(game, p).bit_count()} "
+                f"spaces), choose:1 = across lochs ({len(loch_skip_targets(game, p))} spaces)"
+                + (f"; Port claims across lochs: {claims}" if claims else ""))
 
 
 def _bonuses(game, p: int, unit: int, space: int) -> None:
