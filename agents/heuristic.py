@@ -38,7 +38,7 @@ from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
 from clans_env.engine.rules.awards import award_vp
 from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
                                             scoring_tile_glory, threshold_vp, tier_split)
-from clans_env.engine.state import (ACTION, GAME_OVER, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
+from clans_env.engine.state import (ACTION, GAME_OVER, K_CLAN, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
                                     K_EXCHANGE_TO, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PLACE, K_PORT_COPY,
                                     K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_SLAUGHTER, SETUP)
 from clans_env.engine.topology import bits
@@ -125,7 +125,7 @@ _SETTLE_CACHE: dict = {}
 
 def _settlements(g, p: int) -> int:
     pl = g.players[p]
-    key = (g.topo, pl.spaces, pl.shipping)
+    key = (g.topo, pl.spaces, pl.shipping, g.clans[p])     # clans link Settlements (MacFarlane, Sinclair)
     v = _SETTLE_CACHE.get(key)
     if v is None:
         if len(_SETTLE_CACHE) > 200_000:
@@ -388,6 +388,13 @@ _FOLLOW_UPS = frozenset((K_PLACE, K_SLAUGHTER, K_PORT_DISCARD, K_PORT_GAIN, K_EX
                          K_FREE_SPACE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_PRICE, K_PORT_COPY,
                          K_BONUS_ORDER, K_BONUS_MENU, K_MARKET_SELL))
 _FOLLOW_UP_STEPS = 4
+#: clan decisions (``K_CLAN`` frames, by name) that complete an action already chosen: Sinclair's Railroad
+#: Reach, MacGregor's Grazing, MacLeod's Shipyard tile 9. Those in ``_CLAN_LOOK_AHEAD`` change nothing
+#: by themselves (which unit, which Sheep), so each option is valued after completing what follows it;
+#: those in ``_CLAN_SPACES`` are placements, tried on the cheapest few spaces like ``K_PLACE``.
+_CLAN_FOLLOW_UPS = frozenset(("rail", "rail_space", "graze", "graze_sheep", "graze_to", "shipyard_copy"))
+_CLAN_LOOK_AHEAD = frozenset(("rail", "graze", "graze_sheep"))
+_CLAN_SPACES = frozenset(("rail_space", "graze_sheep", "graze_to"))
 
 
 def complete_follow_ups(g, seat: int, w: Weights = DEFAULT_WEIGHTS, steps: int = _FOLLOW_UP_STEPS):
@@ -404,20 +411,22 @@ def _complete(g, seat: int, w: Weights, steps: int, need_value: bool = True):
     value = None
     while steps > 0 and g.stack:
         top = g.stack[-1]
-        if top[1] != seat or top[0] not in _FOLLOW_UPS:
+        clan_step = top[0] == K_CLAN and top[2] in _CLAN_FOLLOW_UPS
+        if top[1] != seat or (top[0] not in _FOLLOW_UPS and not clan_step):
             break
         options = g.legal_actions()
         value = None
         if len(options) > 1:
-            if top[0] == K_PLACE:
+            if top[0] == K_PLACE or (clan_step and top[2] in _CLAN_SPACES):
                 cost = g.topo.cost
                 options.sort(key=lambda a: cost[a - SPACE])
                 options = options[:_MAX_SPACES_TRIED]
+            ahead = clan_step and top[2] in _CLAN_LOOK_AHEAD
             best_value, best_child = float("-inf"), None
             for a in options:
                 child = g.clone()
                 child.apply_unchecked(a)         # from legal_actions()
-                v = evaluate(child, seat, w)
+                v = _complete(child, seat, w, steps - 1)[1] if ahead else evaluate(child, seat, w)
                 if v > best_value:
                     best_value, best_child = v, child
             g, value = best_child, best_value

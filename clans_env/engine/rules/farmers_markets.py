@@ -135,7 +135,7 @@ def triggered_markets(g, p: int, space: int) -> tuple[int, ...]:
     """Markets neighbouring the space p just deployed on where p can sell something now (R7.2)."""
     if not g.misc.get(MARKETS):
         return ()
-    nb = g.topo.neighbours[space]
+    nb = g.topo.neighbours[space] | g.clans[p].bonus_reach(g, p, space)    # clan: MacFarlane's river
     return tuple(s for s in market_spaces(g) if nb >> s & 1 and sale_options(g, p, s))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import BUY, DONE, MAX_TRADE_QTY, SELL, TRADE, decode_trade
 from ..state import K_NEIGHBOURHOOD
+from ..topology import bits
 from .common import move_price, price
 from .registry import apply_for, describe_for, legal_for
 
@@ -69,6 +70,9 @@ def neighbourhood_goods(g, p: int, space: int) -> int:
     occ = g.occupant
     ua = g.unit_at
     nb = g.board.neighbours[space]
+    extra = g.clans[p].bonus_reach(g, p, space)     # clan: more spaces count (MacFarlane's river)
+    if extra:
+        nb = tuple(sorted(set(nb) | set(bits(extra))))
     for t in nb:
         o = occ[t]
         if o >= 0 and o != p:

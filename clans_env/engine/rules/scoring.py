@@ -84,9 +84,10 @@ def connected_settlements(g, p: int) -> int:
     if len(comps) <= 1:
         return len(comps)
     table = g.topo.reach[g.players[p].shipping]
+    clan = g.clans[p]
     reach = []
     for comp in comps:
-        r = 0
+        r = clan.settlement_link_mask(g, p, comp)     # clan links (MacFarlane, Sinclair); usually 0
         for s in bits(comp):
             r |= table[s]
         reach.append(r)
