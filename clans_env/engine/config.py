@@ -8,7 +8,9 @@ from .board import SIDE_NAMES
 CLAN_SELECTIONS = ("none", "draft", "auction")
 #: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
 INDUSTRIA_MODULES = ("farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
-                     "alt_two_player_scoring")
+                     "alt_two_player_scoring", "trains")
+#: GameConfig.milestones: the Milestone variants played without the Train module (R16.2-R16.4)
+MILESTONE_VARIANTS = ("variant_a", "variant_b")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class GameConfig:
         the random pools (R1.2, R11, R12); with them the Two units on a space and Moving rules (R4, R5).
     variable_prices: Variable Starting Market Prices (R16.1; with the Market Phase from round 2, R2.6).
     alt_two_player_scoring: the alternative 2-player Export and Settlement scoring (R15.8-R15.9).
+    trains: the Train module (R1.8-R1.13, R13, R14.2-R14.4, R15.2-R15.7; solo R17.2-R17.5).
+    milestones: None, or a Milestone variant without the Train module (R16.2-R16.4): "variant_a" (claim for
+        £5) or "variant_b" (Demand tiles beside the Milestones, £15); not with trains=True.
     """
 
     num_players: int = 4
@@ -56,6 +61,8 @@ class GameConfig:
     industria_tiles: bool | None = None
     variable_prices: bool | None = None
     alt_two_player_scoring: bool | None = None
+    trains: bool | None = None
+    milestones: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.industria, bool):
@@ -64,7 +71,8 @@ class GameConfig:
             value = getattr(self, name)
             if value is None:
                 # alternative 2-player scoring is an optional rule of the 2-player game only
-                on = self.industria and (name != "alt_two_player_scoring" or self.num_players == 2)
+                on = self.industria and (name != "alt_two_player_scoring" or self.num_players == 2) and \
+                    (name != "trains" or self.milestones is None)
                 object.__setattr__(self, name, on)
         if isinstance(self.clans, list):
             object.__setattr__(self, "clans", tuple(self.clans))
@@ -109,6 +117,12 @@ class GameConfig:
             if f.name in ("static_imports", "scoring_tiles", "port_tiles", "tighter_map", "kickstarter") + \
                     INDUSTRIA_MODULES and not isinstance(getattr(self, f.name), bool):
                 raise ValueError(f"{f.name} must be True or False (got {getattr(self, f.name)!r})")
+        if self.milestones is not None and self.milestones not in MILESTONE_VARIANTS:
+            raise ValueError(f"milestones must be None or one of {MILESTONE_VARIANTS} (got {self.milestones!r})")
+        if self.milestones is not None and self.trains:
+            raise ValueError(f"milestones={self.milestones!r} is a variant without the Train module (R16.2); valid "
+                             "combinations: trains=True with milestones=None, or trains=False with milestones one of "
+                             f"{MILESTONE_VARIANTS}")
         if self.alt_two_player_scoring and self.num_players != 2:
             raise ValueError("alt_two_player_scoring is the alternative scoring of the 2-player game (R15.8-R15.9); "
                              f"valid with num_players=2 only (got num_players={self.num_players})")
@@ -125,8 +139,8 @@ class GameConfig:
         for k in ("clans", "map_sides"):
             if d[k] is not None:
                 d[k] = list(d[k])
-        if not self.industria_modules and not self.industria:
-            for k in ("industria",) + INDUSTRIA_MODULES:
+        if not self.industria_modules and not self.industria and self.milestones is None:
+            for k in ("industria", "milestones") + INDUSTRIA_MODULES:
                 del d[k]
         return d
 

@@ -20,6 +20,7 @@ from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
 from .rules import industria_ports, stacking  # noqa: F401 (register handlers: Industria Port tiles 10-18)
+from .rules import deliveries, milestones, trains  # noqa: F401 (register handlers: Industria Train module)
 from .rules.production import start_production
 from .rules.scoring import final_scores
 from .rules.setup import end_of_round, setup_game, start_action_phase
@@ -184,13 +185,16 @@ class Game:
     def determinize(self, seed: int) -> "Game":
         """A copy with the same public state whose hidden information is resampled: the unseen
         part of the contract draw pile is reshuffled and the generator for future chance events
-        (solo dice) is reseeded. Cards returned to the bottom of the pile stay known."""
+        (solo dice) is reseeded; with Industria's Trains (or Variant B) the Demand pile is reshuffled too.
+        Cards returned to the bottom of the pile stay known."""
         g = self.clone()
         rng = Rng(seed)
         unknown = len(g.pile) - g.pile_known
         head = g.pile[:unknown]
         rng.shuffle(head)
         g.pile[:unknown] = head
+        if "tr_pile" in g.misc:            # Industria Train module / Variant B: the hidden Demand pile
+            rng.shuffle(g.misc["tr_pile"])
         g.rng = Rng(rng.next64())
         return g
 

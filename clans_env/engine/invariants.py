@@ -142,7 +142,7 @@ def check_invariants(g) -> None:
             seen += [c for c in frame[2] if c >= 0]
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
-    seen += g.misc.get("solo_removed", [])
+    seen += g.misc.get("solo_removed", []) + g.misc.get("tr_discarded", [])   # Delivery bonus 8 discards
     if sorted(seen) != sorted(c.id for c in D.CONTRACTS):
         _fail("Export contracts lost or duplicated")
     if tracks_imports(g):

@@ -107,8 +107,9 @@ def first_worker_frames(g) -> list:
 
 def setup_placements(g) -> list:
     """After the clans (or Starting tiles) are chosen: the Farmers markets (Industria, R1.6), then
-    the first Workers."""
-    return farmers_markets.placement_frames(g) + first_worker_frames(g)
+    the first Workers, then the first Trains (R1.12, R1.13)."""
+    from . import trains
+    return farmers_markets.placement_frames(g) + first_worker_frames(g) + trains.placement_frames(g)
 
 
 @hook("clans_chosen")

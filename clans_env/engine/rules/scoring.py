@@ -179,6 +179,10 @@ def final_scores(g) -> list[dict]:
         settle_vp = tier_split(settle, D.SETTLEMENT_TIERS[n])
     from .awards import award_vp          # awards.py builds on this module's Settlements
     award = award_vp(g)
+    train_lines = None
+    if g.config.trains or g.config.milestones:     # Industria R14.2-R14.4, R17.4-R17.5
+        from .trains import score_lines
+        train_lines = score_lines(g)
     rows = []
     for p, pl in enumerate(g.players):
         goods = g.clans[p].final_goods(g, p)
@@ -193,6 +197,8 @@ def final_scores(g) -> list[dict]:
             "settlement_bonus": settle_vp[p],
             "award": award[p],
         }
+        if train_lines:
+            row.update(train_lines[p])
         row.update(g.clans[p].extra_score_lines(g, p))
         if pl.vp_bid:
             row["auction_bid"] = -pl.vp_bid

@@ -3,7 +3,7 @@ of turns within the Action phase."""
 from __future__ import annotations
 
 from .. import data as D
-from ..actions import (EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
+from ..actions import (CHOOSE, EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
                        UPGRADE_TECH, USE_PORT)
 from ..state import K_MAIN, K_PLACE, K_POST_MAIN, PLACE_EXPAND
 from .contracts import apply_take_contract, contract_options
@@ -25,6 +25,15 @@ def legal_main(g, frame) -> list:
     upgrade_options(g, p, out)
     fulfil_options(g, p, out)
     port_options(g, p, out)          # free action before the main action
+    cfg = g.config
+    if cfg.trains or cfg.milestones:  # Industria: the Train action (R13.1), Claim a Milestone (R13.19)
+        from .milestones import claim_options
+        from .trains import train_options
+        if cfg.trains:
+            train_options(g, p, out)
+        claim_options(g, p, out)
+        if len(frame) > 2:           # a Delivery bonus's bonus action (Q29): not Pass
+            out.remove(PASS)
     extra = g.clans[p].main_actions(g, p)
     if extra:
         out.extend(extra)
@@ -37,6 +46,15 @@ def apply_main(g, frame, action: int) -> None:
     p = frame[1]
     if USE_PORT <= action < USE_PORT + 4:
         use_port(g, p, action - USE_PORT)          # the main decision stays pending
+        return
+    if (g.config.trains or g.config.milestones) and action in (CHOOSE + 30, CHOOSE + 31):
+        g.stack.pop()
+        from .milestones import CLAIM_ACTION, start_claim
+        from .trains import start_train_action
+        if action == CLAIM_ACTION:
+            start_claim(g, p)
+        else:
+            start_train_action(g, p)
         return
     if g.clans[p].apply_main(g, p, action):         # clan actions that are not the main action
         return
