@@ -253,7 +253,7 @@ def take_part(g, p: int, part: dict) -> None:
     elif k == "factory_basics":
         g.stack.append((K_DSTEP, p, "return_unit", D.FACTORIES, "basics2"))
     elif k == "process":
-        g.stack.append((K_DSTEP, p, "process", part["amount"]))
+        g.stack.append((K_DSTEP, p, "process", 0))      # Goods processed so far
     elif k == "animal_money":
         g.stack.append((K_DSTEP, p, "return_unit", D.ANIMALS, "money25"))
     elif k == "whisky_money":
