@@ -688,6 +688,8 @@ class ObservationEncoder:
                     f"a second {u} on this space (Two units on a space, R4; its owner is the space's occupant)")
         seg.add("award", len(D.AWARD_TILES), 0, 1, "the Award tile in play, one-hot (R10.2)")
         seg.add("award.solo", 2, 0, 1, "solo: the Award card's thresholds / 100 (R10.3)")
+        from . import train_obs           # the Train module and Milestones (issue 14)
+        train_obs.add_segment(seg, n)
         seg.finish()
         self._industria_seg = seg
 
@@ -746,6 +748,9 @@ class ObservationEncoder:
             if n == 1:
                 low, high = D.AWARD_SOLO_THRESHOLDS[tile]
                 vec[o["award.solo"]], vec[o["award.solo"] + 1] = low / 100, high / 100
+        if cfg.trains or cfg.milestones:
+            from . import train_obs
+            train_obs.write(vec, o, game, seat)
         return vec
 
     # ---- segments ----------------------------------------------------------------------------------
