@@ -199,6 +199,13 @@ def industria_section() -> list[str]:
         "`choose`, `done`), so no base index moves and a base-game model or save is unaffected. "
         "`env.action_space(agent)` is `Discrete(325)` for every configuration.",
         "",
+        "With the Train module (`trains`) or a Milestone variant (`milestones`), the main decision offers the "
+        "Train action as `choose:31` and Claim a Milestone as `choose:30` (no base or clan main action uses "
+        "them); train-map locations are `choose:<location>` (the location's index on the side in play, "
+        "docs/train-map.md; a 2-player Mini-train `choose:16+<location>`), Milestone spots `choose:<spot>` "
+        "(0-3), the parts of a Delivery bonus `choose:<part>`, and the bonuses' own steps the existing "
+        "sections (a Good, a space, a unit, an upgrade, a Market area, a trade, a contract box).",
+        "",
         "The observation of a configuration with Industria modules is the base layout, unchanged, followed "
         "by the Industria segment (`industria.*`), whatever modules are on (their flags say which):",
         "",

@@ -259,6 +259,11 @@ class Game:
         name, off = A.section_of(int(action))
         if name == "take_contract" and self.display[off] >= 0:
             s += f" (contract {self.display[off]})"
+        if name == "choose" and (self.config.trains or self.config.milestones) and self.stack:
+            from .train_views import choose_context
+            ctx = choose_context(self, off)
+            if ctx:
+                s += f" ({ctx})"
         if name == "space" and self.unit_at[off] >= 0 and self.occupant[off] >= 0:
             s += f" ({D.UNITS[self.unit_at[off]]} of player {self.occupant[off]})"
         return s

@@ -61,3 +61,22 @@ def train_text(g) -> str:
                        f"{'*' if l['demand_used'] else ''}/b{l['delivery_bonus']}" for l in v["locations"])
         parts.append(f"Train map {v['side']}: {dem}")
     return " | ".join(parts)
+
+
+def choose_context(g, off: int) -> str:
+    """What choose:<off> means in the pending Train / Milestone decision (for action_to_string)."""
+    from .state import K_DELIVERY, K_MAIN, K_MILESTONE, K_TRAIN_MOVE, K_TRAIN_PLACE
+    kind = g.stack[-1][0]
+    if kind == K_MAIN:
+        return {31: "Train action", 30: "Claim a Milestone"}.get(off, "")
+    if kind in (K_TRAIN_MOVE, K_TRAIN_PLACE) and TR.AT in g.misc:
+        sd = TR.side(g)
+        if off >= TR.MINI_OFFSET and off - TR.MINI_OFFSET < sd.num_locations and TR.MINI in g.misc:
+            return f"Mini-train to {sd.ids[off - TR.MINI_OFFSET]}"
+        return f"to {sd.ids[off]}" if off < sd.num_locations else ""
+    if kind == K_MILESTONE and off < len(g.misc.get(MS.MS, [])):
+        return f"Milestone {g.misc[MS.MS][off]}"
+    if kind == K_DELIVERY:
+        parts = TM.DELIVERY_PARTS[g.stack[-1][2]]
+        return parts[off]["kind"] if off < len(parts) else ""
+    return ""
