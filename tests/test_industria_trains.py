@@ -731,3 +731,153 @@ def test_random_games_keep_the_invariants_and_save_and_replay(n):
             assert Game.replay(g.config, g.history).to_json() == g.to_json()
             rows = g.final_scores()
             assert all("milestones" in r for r in rows)
+
+
+def one_unit_position(unit="sheep", n=3, **goods):
+    g = train_position(n)
+    p = g.turn_order[0]
+    s = put(g, p, unit, free_spaces(g, GRASS if unit not in ("woodcutter", "miner") else None)[0])
+    give(g, p, **goods)
+    start_turn(g, p)
+    return g, p, s
+
+
+def push_bonus(g, p, tile, mask=None):
+    g.stack.append((K_DELIVERY, p, tile, (1 << len(TM.DELIVERY_PARTS[tile])) - 1 if mask is None else mask))
+    g._advance()
+
+
+def test_bonus_1_two_free_spaces_adjacent_to_own_units():
+    """Q31: each a Free space (unit cost, no land cost) next to one of your units."""
+    g, p, s = one_unit_position()
+    push_bonus(g, p, 1, 0b010)
+    g.apply(CHOOSE + 1)
+    g.apply(A.EXPAND + D.SHEEP)
+    targets = {a - A.SPACE for a in g.legal_actions()}
+    assert targets and targets <= set(g.board.adjacent[s])
+    m = g.players[p].money
+    t = min(targets)
+    g.apply(A.SPACE + t)
+    assert g.unit_at[t] == D.SHEEP and g.players[p].money == m - g.clans[p].unit_cost(g, p, D.SHEEP)
+
+
+def test_bonus_2_field_pays_land_cost_only():
+    g, p, s = one_unit_position()
+    push_bonus(g, p, 2)
+    g.apply(CHOOSE + 0)
+    g.apply(A.EXPAND + D.FIELD)
+    t = g.legal_actions()[0] - A.SPACE
+    m = g.players[p].money
+    g.apply(A.SPACE + t)
+    assert g.unit_at[t] == D.FIELD and g.players[p].money == m - g.topo.cost[t]
+
+
+def test_bonus_4_skips_two_spaces_non_field_land_cost_only():
+    g, p, s = one_unit_position()
+    push_bonus(g, p, 4, 0b01)
+    g.apply(CHOOSE + 0)
+    assert A.EXPAND + D.FIELD not in g.legal_actions()
+    g.apply(A.EXPAND + D.COW)
+    from clans_env.engine.board import hex_distance
+    rc = g.board.rowcol
+    targets = [a - A.SPACE for a in g.legal_actions()]
+    assert targets and all(hex_distance(rc[s], rc[t]) <= 3 for t in targets)
+    assert any(hex_distance(rc[s], rc[t]) == 3 for t in targets)
+
+
+def test_bonus_8_swaps_the_contract_for_free_and_15_and_17():
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    old = g.pile.pop(0)
+    pl.open_contracts = [old]
+    push_bonus(g, p, 8, 0b01)
+    m = pl.money
+    g.apply(CHOOSE + 0)
+    g.apply(A.FULFIL + 0)
+    slot = g.legal_actions()[0] - A.TAKE_CONTRACT
+    new = g.display[slot]
+    g.apply(A.TAKE_CONTRACT + slot)
+    assert pl.open_contracts == [new] and pl.money == m and old in g.misc["tr_discarded"]
+    check_invariants(g)
+    push_bonus(g, p, 17, 0b01)
+    g.apply(CHOOSE + 0)
+    assert pl.money == m + 15
+
+
+def test_bonus_11_claims_a_port_tile_out_of_reach_during_the_bonus_action():
+    g, p, s = one_unit_position(port_tiles=None) if False else one_unit_position()
+    assert g.port_tiles
+    from clans_env.engine.rules.common import reach
+    far = [k for k in range(len(g.port_tiles)) if not reach(g, p) >> g.topo.port_space[k] & 1]
+    push_bonus(g, p, 11, 0b10)
+    g.apply(CHOOSE + 1)
+    legal = g.legal_actions()
+    assert A.PASS not in legal
+    usable = [k for k in far if A.USE_PORT + k in legal]
+    assert usable, "a Port tile out of reach is offered during the bonus action"
+    g.apply(A.USE_PORT + usable[0])
+    while g.decision_kind != "main":
+        g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
+    assert not any(A.USE_PORT + k in g.legal_actions() for k in far if k != usable[0])   # one only
+
+
+def test_bonus_22_free_goods_into_a_contract_then_fulfil():
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    cid = next(c.id for c in D.CONTRACTS if sum(c.goods) == 2 and not c.beef and not c.mutton)
+    pl.open_contracts = [cid]
+    need = [i for i, q in enumerate(D.CONTRACT_BY_ID[cid].goods) for _ in range(q)]
+    prices = list(g.prices)
+    push_bonus(g, p, 22)
+    g.apply(CHOOSE + 0)
+    g.apply(A.FULFIL + 0)
+    for i in need:
+        g.apply(A.GOOD + i)
+    g.apply(A.DONE)
+    finish(g)
+    assert cid in pl.done_contracts and sum(pl.goods) == 0
+    for i in set(need):
+        assert g.prices[i] == min(D.MAX_STEP, prices[i] + need.count(i))
+
+
+def test_bonus_23_fulfils_with_six_per_import():
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    c = next(c for c in D.CONTRACTS if sum(c.imports) and not c.beef and not c.mutton)
+    pl.open_contracts = [c.id]
+    for i, q in enumerate(c.goods):
+        pl.goods[i] = q
+    push_bonus(g, p, 23)
+    m = pl.money
+    g.apply(CHOOSE + 0)
+    g.apply(A.FULFIL + 0)
+    finish(g)
+    assert c.id in pl.done_contracts
+    assert pl.money >= m + 6 * sum(c.imports)
+
+
+def test_bonus_14_moves_a_unit_twice():
+    g, p, s = one_unit_position()
+    push_bonus(g, p, 14, 0b10)
+    g.apply(CHOOSE + 1)
+    assert g.decision_kind == "move"
+
+
+def test_observation_carries_the_train_map():
+    from clans_env.encoding import ObservationEncoder
+    g, p = delivery_position()
+    enc = ObservationEncoder(3, industria=g.config.industria_modules)
+    v = enc.encode(g, p)
+    at = enc.slices["industria.train.at"]
+    assert v[at.start + loc(g, "T1")] == 1                           # my Train (relative seat 0)
+    dem = enc.slices["industria.train.demand"]
+    assert v[dem.start + loc(g, "T2") * D.NUM_GOODS + 0] == pytest.approx(2 / 3)
+    locked = enc.slices["industria.train.locked"]
+    assert v[locked.start + loc(g, "C1")] == 1
+    g.misc[MS.CLAIMS][TR.side(g).city_spot(loc(g, "C1")) * 3 + p] = 1
+    assert enc.encode(g, p)[locked.start + loc(g, "C1")] == 0
+    from clans_env.encoding.observation import ACCELERATED
+    if ACCELERATED:                                                  # both encoder paths, bit-identical
+        fast = ObservationEncoder(3, industria=g.config.industria_modules, accelerated=True)
+        slow = ObservationEncoder(3, industria=g.config.industria_modules, accelerated=False)
+        assert (fast.encode(g, p) == slow.encode(g, p)).all()

@@ -22,9 +22,9 @@ from ..topology import bits
 from .common import move_price, place_unit, reach, remove_unit, units_of
 from .registry import apply_for, describe_for, legal_for
 
-#: Delivery bonus tiles whose every part is modelled (4 skip-expand, 11 any-Port bonus action, 16 Export box
-#: stacks, 19 Merchant reservation and 22 free buy into a contract are not yet)
-IMPLEMENTED = (1, 2, 3, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 17, 18, 20, 21, 23, 24)
+#: Delivery bonus tiles whose every part is modelled (16 Export box stacks and 19 the Merchant reservation
+#: are not yet)
+IMPLEMENTED = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 20, 21, 22, 23, 24)
 PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["bread"]: D.GOOD_INDEX["grain"],
                 D.GOOD_INDEX["whisky"]: D.GOOD_INDEX["grain"]}
 
@@ -146,7 +146,8 @@ def deploy_targets(g, p: int, unit: int, where: str, pay_unit: bool, pay_land: b
     if pl.units_left[unit] <= 0:
         return 0
     topo = g.topo
-    area = adjacent_spaces(g, p) if where == "adjacent" else reach(g, p)
+    area = adjacent_spaces(g, p) if where == "adjacent" else skip_spaces(g, p, where) if where.startswith("skip") \
+        else reach(g, p)
     mask = area & ~g.occupied & topo.unit_mask[unit]
     clan = g.clans[p]
     if clan.restricts_targets:
@@ -169,9 +170,55 @@ def _deploy_rule(part: dict):
     if k == "field_land_cost":                 # tile 2: a Field, land cost only
         return "reach", False, True, (D.FIELD,)
     land_units = tuple(u for u in range(D.NUM_UNITS) if u != D.FISHERMAN)
+    if k == "skip_expand":                     # tile 4: a non-Field unit, land cost only, skipping 2 spaces
+        return f"skip{TM.DELIVERY_PARTS[4][0]['skip']}", False, True, tuple(u for u in land_units if u != D.FIELD)
     if k == "adjacent_free_space":             # tile 1 (Q31): a Free space next to one of your units
         return "adjacent", True, False, land_units
     return "reach", True, False, land_units    # free_space (tile 15): as the Export bonus
+
+
+_SKIP_CACHE: dict = {}
+
+
+def skip_spaces(g, p: int, where: str) -> int:
+    """Tile 4: land spaces within hex distance skip + 1 of one of p's units, whatever lies between (no
+    Shipping reach, A723); T11 in rules-interpretations.md."""
+    k = int(where[4:]) + 1
+    key = (g.board.sides, k)
+    table = _SKIP_CACHE.get(key)
+    if table is None:
+        from ..board import hex_distance
+        rc = g.board.rowcol
+        land = [s for s in range(g.board.num_spaces) if rc[s] is not None]
+        table = [0] * g.board.num_spaces
+        for s in land:
+            table[s] = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) <= k)
+        _SKIP_CACHE[key] = table
+    out = 0
+    for s in bits(g.players[p].spaces):
+        out |= table[s]
+    return out & g.topo.land_mask
+
+
+def free_buy_boxes(g, p: int) -> list[int]:
+    """Tile 22: contracts that up to 2 free Goods (of those the contract needs) make fulfillable."""
+    from .fulfil import can_fulfil
+    pl = g.players[p]
+    n = TM.DELIVERY_PARTS[22][0]["amount"]
+    out = []
+    for b, cid in enumerate(pl.open_contracts):
+        need = D.CONTRACT_BY_ID[cid].goods
+        short = sum(max(0, q - pl.goods[i]) for i, q in enumerate(need))
+        if short > n:
+            continue
+        saved = pl.goods[:]
+        for i, q in enumerate(need):
+            pl.goods[i] = max(pl.goods[i], q)
+        ok = can_fulfil(g, p, cid)
+        pl.goods[:] = saved
+        if ok:
+            out.append(b)
+    return out
 
 
 def part_possible(g, p: int, part: dict) -> bool:
@@ -182,8 +229,10 @@ def part_possible(g, p: int, part: dict) -> bool:
             from .upgrades import legal_bonus_upgrade
             return bool(legal_bonus_upgrade(g, (K_BONUS_UPGRADE, p)))
         return True
-    if k in ("adjacent_free_space", "free_space", "field_land_cost"):
+    if k in ("adjacent_free_space", "free_space", "field_land_cost", "skip_expand"):
         return bool(deploy_units(g, p, part))
+    if k == "free_buy_fulfil":
+        return bool(free_buy_boxes(g, p))
     if k == "bonus_action":
         return True
     if k == "city_tile":
@@ -234,9 +283,13 @@ def take_part(g, p: int, part: dict) -> None:
             g.stack.append((K_DSTEP, p, "good", 1))
     elif k == "upgrade":
         g.stack.append((K_BONUS_UPGRADE, p))
-    elif k in ("adjacent_free_space", "free_space", "field_land_cost"):
+    elif k in ("adjacent_free_space", "free_space", "field_land_cost", "skip_expand"):
         g.stack.append((K_DSTEP, p, "deploy", k, -1))
+    elif k == "free_buy_fulfil":
+        g.stack.append((K_DSTEP, p, "free_buy", -1, ()))
     elif k == "bonus_action":
+        if part.get("any_port"):                      # tile 11: one Port tile even out of reach, during it
+            g.turn["any_port"] = 1
         g.stack.append((K_MAIN, p, "bonus"))          # Q29: one more main action at once (not Pass)
     elif k == "city_tile":
         g.stack.append((K_DSTEP, p, "city", 0))
@@ -357,6 +410,22 @@ def legal_dstep(g, frame) -> list:
     if step == "fulfil":
         from .fulfil import can_fulfil
         return [FULFIL + b for b, c in enumerate(pl.open_contracts) if can_fulfil(g, p, c)]
+    if step == "free_buy":
+        box, bought = frame[3], frame[4]
+        if box < 0:
+            return [FULFIL + b for b in free_buy_boxes(g, p)]
+        need = D.CONTRACT_BY_ID[pl.open_contracts[box]].goods
+        out = []
+        if len(bought) < TM.DELIVERY_PARTS[22][0]["amount"]:
+            out = [GOOD + i for i, q in enumerate(need) if q > bought.count(i)]
+        from .fulfil import can_fulfil
+        saved = pl.goods[:]
+        for i in bought:
+            pl.goods[i] += 1
+        if can_fulfil(g, p, pl.open_contracts[box]):
+            out.append(DONE)
+        pl.goods[:] = saved
+        return out
     if step == "field_fulfil":
         if frame[3] < 0:
             return [SPACE + s for s in bits(units_of(g, p, D.FIELD))]
@@ -465,6 +534,20 @@ def apply_dstep(g, frame, action: int) -> None:
         cid = pl.open_contracts[action - FULFIL]
         pl.money += _FULFIL_PART["per_import"] * sum(D.CONTRACT_BY_ID[cid].imports)
         apply_fulfil(g, p, action - FULFIL)
+    elif step == "free_buy":
+        box, bought = frame[3], frame[4]
+        if box < 0:
+            g.stack.append((K_DSTEP, p, "free_buy", action - FULFIL, ()))
+        elif action != DONE:
+            g.stack.append((K_DSTEP, p, "free_buy", box, bought + (action - GOOD,)))
+        else:                                      # the free "buy" (prices move, a Trade), then the Fulfil
+            from .fulfil import apply_fulfil
+            for i in sorted(set(bought)):
+                q = bought.count(i)
+                g.clans[p].on_trade(g, p, i, q, 0)
+                pl.goods[i] += q
+                move_price(g, i, q)
+            apply_fulfil(g, p, box)
     elif step == "field_fulfil":
         if frame[3] < 0:
             remove_unit(g, p, action - SPACE, D.FIELD)
@@ -485,6 +568,7 @@ _STEP_TEXT = {"pay": "pay the Demand (choose:<way>; Port tile 16 may lower it)",
               "process": "process a Basic good (good:<processed good>) or done", "sell": "sell (trade:sell:...)",
               "area": "place 3 Merchants in a Market area (market_area:<area>)",
               "fulfil": "fulfil an Export contract (fulfil:<box>)",
+              "free_buy": "choose the contract (fulfil:<box>), then up to 2 free Goods for it (good:<good>), done to fulfil",
               "field_fulfil": "return a Field (space:<space>), then fulfil a contract without Goods (fulfil:<box>)"}
 
 

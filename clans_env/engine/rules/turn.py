@@ -11,6 +11,7 @@ from .expand import expand_options
 from .fulfil import apply_fulfil, fulfil_options
 from .market import apply_trade, trade_options
 from .ports import port_options, use_port
+from .common import reach
 from .registry import apply_for, describe_for, legal_for
 from .upgrades import apply_upgrade, upgrade_options
 
@@ -45,8 +46,12 @@ def legal_main(g, frame) -> list:
 def apply_main(g, frame, action: int) -> None:
     p = frame[1]
     if USE_PORT <= action < USE_PORT + 4:
+        if g.turn.get("any_port") and not reach(g, p) >> g.topo.port_space[action - USE_PORT] & 1:
+            del g.turn["any_port"]                  # Delivery bonus 11: the one Port tile out of reach
         use_port(g, p, action - USE_PORT)          # the main decision stays pending
         return
+    if len(frame) > 2:
+        g.turn.pop("any_port", None)               # Delivery bonus 11: only during the bonus action
     if (g.config.trains or g.config.milestones) and action in (CHOOSE + 30, CHOOSE + 31):
         g.stack.pop()
         from .milestones import CLAIM_ACTION, start_claim
