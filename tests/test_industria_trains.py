@@ -881,3 +881,19 @@ def test_observation_carries_the_train_map():
         fast = ObservationEncoder(3, industria=g.config.industria_modules, accelerated=True)
         slow = ObservationEncoder(3, industria=g.config.industria_modules, accelerated=False)
         assert (fast.encode(g, p) == slow.encode(g, p)).all()
+
+
+def test_mini_train_first_keeps_a_delivery_for_the_train():
+    """R13.8 with R15.4/R15.5 (T5): a Mini-train moving first may not take the Train's only delivery."""
+    g = train_position(2)
+    p, q = g.turn_order
+    place_trains(g, {p: "T1", q: "T5"}, {p: "T12" if "T12" in TR.side(g).ids else "T8", q: "T6"})
+    g.misc[TR.DEMAND] = [0] * len(g.misc[TR.DEMAND])
+    set_demand(g, "T9", WOOL2)                                       # T9's pair: T9 and T10
+    give(g, p, wool=2)
+    start_turn(g, p)
+    g.apply(TR.TRAIN_ACTION)
+    ends = {d for _, d, _, _ in TR.mini_paths(g, p)}
+    assert ends and all(TR.paths(g, p, TR.TRAIN) for _ in [0])
+    assert not any(d in (loc(g, "T9"), loc(g, "T10")) and not [x for x in TR.paths(g, p, TR.TRAIN)
+               if x[1] != d] for d in ends)

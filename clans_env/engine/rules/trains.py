@@ -271,14 +271,35 @@ def legal_train_move(g, frame) -> list:
     _, p, piece, first = frame
     if piece == -1:                    # 2 players: the Train or the Mini-train first
         train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN)})
-        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, MINITRAIN)})
+        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p)})
         return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini]
-    ps = paths(g, p, piece)
+    ps = mini_paths(g, p) if piece == MINITRAIN and _train_still_to_move(g, p) else paths(g, p, piece)
     if first < 0:
         return sorted({CHOOSE + (m if m >= 0 else d) for m, d, _, _ in ps})
     out = [CHOOSE + d for m, d, _, _ in ps if m == first]
     if any(m == -1 and d == first for m, d, _, _ in ps):
         out.append(DONE)
+    return out
+
+
+def _train_still_to_move(g, p: int) -> bool:
+    return any(f[0] == K_HOOK and f[1] == p and f[2] == "train_other" and f[3] == TRAIN for f in g.stack[-2:])
+
+
+def mini_paths(g, p: int) -> list:
+    """Mini-train moves made before the Train's: only those after which the Train can still deliver
+    (R13.8: a Train action always delivers; T5)."""
+    out = []
+    mini = g.misc[MINI]
+    start, money = mini[p], g.players[p].money
+    for path in paths(g, p, MINITRAIN):
+        mini[p] = path[1]
+        g.players[p].money = money - path[2]
+        ok = bool(paths(g, p, TRAIN))
+        mini[p] = start
+        g.players[p].money = money
+        if ok:
+            out.append(path)
     return out
 
 
