@@ -887,13 +887,15 @@ def test_mini_train_first_keeps_a_delivery_for_the_train():
     """R13.8 with R15.4/R15.5 (T5): a Mini-train moving first may not take the Train's only delivery."""
     g = train_position(2)
     p, q = g.turn_order
-    place_trains(g, {p: "T1", q: "T5"}, {p: "T12" if "T12" in TR.side(g).ids else "T8", q: "T6"})
+    place_trains(g, {p: "T1", q: "T5"}, {p: "T8", q: "T4"})
     g.misc[TR.DEMAND] = [0] * len(g.misc[TR.DEMAND])
-    set_demand(g, "T9", WOOL2)                                       # T9's pair: T9 and T10
+    set_demand(g, "T9", WOOL2)                                       # T9 (and its pair T10) only
     give(g, p, wool=2)
     start_turn(g, p)
+    assert {d for _, d, _, _ in TR.paths(g, p, TR.TRAIN)} == {loc(g, "T9")}
+    assert loc(g, "T9") in {d for _, d, _, _ in TR.paths(g, p, TR.MINITRAIN)}
+    assert loc(g, "T9") not in {d for _, d, _, _ in TR.mini_paths(g, p)}
     g.apply(TR.TRAIN_ACTION)
-    ends = {d for _, d, _, _ in TR.mini_paths(g, p)}
-    assert ends and all(TR.paths(g, p, TR.TRAIN) for _ in [0])
-    assert not any(d in (loc(g, "T9"), loc(g, "T10")) and not [x for x in TR.paths(g, p, TR.TRAIN)
-               if x[1] != d] for d in ends)
+    assert CHOOSE + TR.MINI_OFFSET + loc(g, "T1") in g.legal_actions()   # T8 -> T1 -> T2 is still fine
+    g.apply(CHOOSE + TR.MINI_OFFSET + loc(g, "T1"))
+    assert CHOOSE + loc(g, "T9") not in g.legal_actions() and CHOOSE + loc(g, "T2") in g.legal_actions()
