@@ -31,7 +31,7 @@ PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["brea
 
 # ---- the Demand (R13.9, Port tile 16) ---------------------------------------------------------------
 def port16_slot(g, p: int) -> int:
-    if not g.config.trains:
+    if not g.config.trains or 16 not in g.port_tiles:
         return -1
     from .industria_ports import usable_slot
     return usable_slot(g, p, 16)

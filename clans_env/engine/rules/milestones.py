@@ -190,7 +190,7 @@ def claim_cost(g) -> int:
     return TM.VARIANT_A_COST if v == "variant_a" else TM.VARIANT_B_COST if v == "variant_b" else 0
 
 
-def claimable(g, p: int) -> list[int]:
+def claimable(g, p: int, first_only: bool = False) -> list[int]:
     """Spots p may claim now: a marker in stock, the condition met, not yet claimed by p (Q26)."""
     if markers_available(g, p) <= 0:
         return []
@@ -208,11 +208,13 @@ def claimable(g, p: int) -> list[int]:
             if need is None or any(pl.goods[i] < q for i, q in enumerate(need)):
                 continue
         out.append(k)
+        if first_only:
+            break
     return out
 
 
 def claim_options(g, p: int, out: list) -> None:
-    if active(g) and claimable(g, p):
+    if active(g) and claimable(g, p, first_only=True):
         out.append(CLAIM_ACTION)
 
 

@@ -25,6 +25,8 @@ from .. import trainmap as TM
 from ..actions import CHOOSE, DONE, SPACE
 from ..state import K_HOOK, K_STATION, K_TRAIN_MOVE, K_TRAIN_PLACE
 from ..topology import bits
+from . import deliveries as DL
+from . import milestones as MS
 from .common import reach
 from .registry import apply_for, describe_for, hook, legal_for
 
@@ -41,8 +43,11 @@ def on(g) -> bool:
     return g.config.trains
 
 
+_SIDES = {n: TM.side_for(n) for n in (1, 2, 3, 4)}
+
+
 def side(g) -> TM.TrainSide:
-    return TM.side_for(g.num_players)
+    return _SIDES[g.num_players]
 
 
 def has_minis(g) -> bool:
@@ -158,15 +163,13 @@ def preparation(g) -> None:
 # ---- movement (R13.2-R13.8, R15.4-R15.7) ---------------------------------------------------------------
 def city_open(g, p: int, loc: int) -> bool:
     """R13.3/R13.22: a City can be passed or reached once p claimed its Milestone."""
-    from .milestones import claimed_by
     spot = side(g).city_spot(loc)
-    return spot < 0 or claimed_by(g, spot, p)
+    return spot < 0 or MS.claimed_by(g, spot, p)
 
 
 def tunnel_open(g, p: int, a: int, b: int) -> bool:
-    from .milestones import claimed_by
     spot = side(g).tunnel_spot(a, b)
-    return spot < 0 or claimed_by(g, spot, p)
+    return spot < 0 or MS.claimed_by(g, spot, p)
 
 
 def _others_at(g, p: int, loc: int) -> list[tuple[int, int]]:
@@ -209,18 +212,58 @@ def can_deliver(g, p: int, loc: int) -> bool:
     return bool(demand_payments(g, p, tile))
 
 
-def paths(g, p: int, piece: int) -> list[tuple[int, int, int, bool]]:
-    """Every legal movement (mid (-1 for one step), destination, fee, Tunnel used) of p's Train or Mini-train."""
+def deliverable(g, p: int) -> set:
+    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there."""
+    sd = side(g)
+    demand = g.misc[DEMAND]
+    solo_done = g.misc.get(SOLO_DONE)
+    have = g.players[p].goods
+    port = 16 in g.port_tiles and DL.port16_slot(g, p) >= 0
+    out = set()
+    members = _SPOT_LOCATIONS[sd.name]
+    for s, tile in enumerate(demand):
+        if not tile:
+            continue
+        if port:
+            ok = bool(DL.demand_payments(g, p, tile))
+        else:
+            ok = True
+            for i, q in _NEEDS[tile]:
+                if have[i] < q:
+                    ok = False
+                    break
+        if ok:
+            for loc in members[s]:
+                if not (solo_done and solo_done[loc]):
+                    out.add(loc)
+    return out
+
+
+#: side name -> the locations of each Demand spot
+_SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd.demand_spot[i] == s)
+                                  for s in range(sd.num_demand_spots)) for sd in TM.SIDES.values()}
+
+
+#: Demand tile -> its (Good, quantity) pairs
+_NEEDS = {t: tuple((i, q) for i, q in enumerate(v) if q) for t, v in TM.DEMAND_TILES.items()}
+
+
+def paths(g, p: int, piece: int, first_only: bool = False) -> list[tuple[int, int, int, bool]]:
+    """Every legal movement (mid (-1 for one step), destination, fee, Tunnel used) of p's Train or Mini-train
+    (``first_only``: stop at the first one found)."""
     sd = side(g)
     start = g.misc[MINI if piece == MINITRAIN else AT][p]
     other = (g.misc[AT] if piece == MINITRAIN else g.misc.get(MINI, [-1] * g.num_players))[p]
     money = g.players[p].money
     out = []
+    ends = deliverable(g, p) if piece == TRAIN else None
+    if ends is not None and not ends:
+        return out
 
     def ok_end(loc, f):
         if loc == start or loc == other or f > money:
             return False
-        return piece == MINITRAIN or can_deliver(g, p, loc)
+        return ends is None or loc in ends
 
     for a, t1 in sd.neighbours(start):
         if t1 and not tunnel_open(g, p, start, a):
@@ -232,6 +275,8 @@ def paths(g, p: int, piece: int) -> list[tuple[int, int, int, bool]]:
             continue                   # R13.5: cannot move into a location it cannot pay for
         if ok_end(a, f1):
             out.append((-1, a, f1, t1))
+            if first_only:
+                return out
         for b, t2 in sd.neighbours(a):
             if b == start or (t2 and not tunnel_open(g, p, a, b)):
                 continue
@@ -240,13 +285,15 @@ def paths(g, p: int, piece: int) -> list[tuple[int, int, int, bool]]:
             f2 = fee(g, p, (a, b))
             if ok_end(b, f2):
                 out.append((a, b, f2, t1 or t2))
+                if first_only:
+                    return out
     return out
 
 
 def can_take_train_action(g, p: int) -> bool:
     if g.misc[AT][p] < 0:
         return False
-    if not g.misc[TILT][p] and paths(g, p, TRAIN):
+    if not g.misc[TILT][p] and paths(g, p, TRAIN, first_only=True):
         return True
     return False
 

@@ -28,11 +28,9 @@ def legal_main(g, frame) -> list:
     port_options(g, p, out)          # free action before the main action
     cfg = g.config
     if cfg.trains or cfg.milestones:  # Industria: the Train action (R13.1), Claim a Milestone (R13.19)
-        from .milestones import claim_options
-        from .trains import train_options
         if cfg.trains:
-            train_options(g, p, out)
-        claim_options(g, p, out)
+            _trains.train_options(g, p, out)
+        _milestones.claim_options(g, p, out)
         if len(frame) > 2:           # a Delivery bonus's bonus action (Q29): not Pass
             out.remove(PASS)
     extra = g.clans[p].main_actions(g, p)
@@ -116,3 +114,6 @@ def next_turn(g) -> bool:
             start_turn(g, order[i])
             return True
     return False
+
+
+from . import milestones as _milestones, trains as _trains  # noqa: E402 (Industria; they import this module's peers)
