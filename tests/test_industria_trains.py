@@ -899,3 +899,97 @@ def test_mini_train_first_keeps_a_delivery_for_the_train():
     assert CHOOSE + TR.MINI_OFFSET + loc(g, "T1") in g.legal_actions()   # T8 -> T1 -> T2 is still fine
     g.apply(CHOOSE + TR.MINI_OFFSET + loc(g, "T1"))
     assert CHOOSE + loc(g, "T9") not in g.legal_actions() and CHOOSE + loc(g, "T2") in g.legal_actions()
+
+
+def _grass_where(g, pred, count):
+    """``count`` empty active grassland spaces satisfying ``pred`` (space id)."""
+    from helpers import active_land
+    out = [s for s in active_land(g, GRASS) if g.occupant[s] == -1 and pred(s)]
+    assert len(out) >= count
+    return out[:count]
+
+
+def test_milestones_3_9_10_counting_deployed_units():
+    """R13.24 tiles 3 (5 factories), 9 (one of each type, Workers one type), 10 (15 units); Q3."""
+    g = train_position(3)
+    p = 0
+    spaces = _grass_where(g, lambda s: True, 16)
+    for s, u in zip(spaces, ["cheese_dairy", "bakery", "distillery", "cheese_dairy"]):
+        put(g, p, u, s)
+    assert not MS.condition(g, p, 3)
+    put(g, p, "bakery", spaces[4])
+    assert MS.condition(g, p, 3)
+    for s, u in zip(spaces[5:], ["sheep", "cow", "field"]):
+        put(g, p, u, s)
+    assert not MS.condition(g, p, 9)                                 # no Worker yet
+    from helpers import active_land
+    from clans_env.engine.board import LAND_FOREST
+    forest = [s for s in active_land(g, LAND_FOREST) if g.occupant[s] == -1]
+    put(g, p, "woodcutter", forest[0])
+    assert MS.condition(g, p, 9)
+    assert not MS.condition(g, p, 10)                                # 9 units
+    for s, u in zip(spaces[8:], ["sheep", "sheep", "sheep", "cow", "cow", "cow"]):
+        put(g, p, u, s)
+    assert MS.condition(g, p, 10)                                    # 15 units
+
+
+def test_milestone_12_units_along_rivers():
+    g = train_position(3)
+    p = 0
+    river = _grass_where(g, lambda s: g.topo.along_river >> s & 1, 8)
+    for s, u in zip(river, ["sheep"] * 4 + ["cow"] * 3):
+        put(g, p, u, s)
+    assert not MS.condition(g, p, 12)
+    put(g, p, "field", river[7])
+    assert MS.condition(g, p, 12)
+
+
+def _line(g, length):
+    """``length`` active land spaces in a straight hex line (cube coordinates)."""
+    from clans_env.engine.board import offset_to_cube, KIND_LAND
+    rc = g.board.rowcol
+    land = {offset_to_cube(*rc[s]): s for s in range(g.board.num_spaces)
+            if rc[s] is not None and g.board.kind[s] == KIND_LAND and g.board.active(g.num_players)[s]
+            and g.board.land[s] & GRASS}
+    for (x, y, z), s in sorted(land.items()):
+        for d in ((1, -1, 0), (1, 0, -1), (0, 1, -1)):
+            cells = [(x + k * d[0], y + k * d[1], z + k * d[2]) for k in range(length)]
+            if all(c in land for c in cells):
+                return [land[c] for c in cells]
+    pytest.skip("no straight grassland line of that length on this map")
+
+
+def test_milestone_13_five_spaces_in_a_straight_line():
+    g = train_position(3)
+    p = 0
+    line = _line(g, 5)
+    for s, u in zip(line[:4], ["sheep", "sheep", "cow", "cow"]):
+        put(g, p, u, s)
+    assert not MS.condition(g, p, 13)
+    put(g, p, "field", line[4])
+    assert MS.condition(g, p, 13)
+
+
+def test_milestone_7_two_triangles_in_two_settlements():
+    g = train_position(3)
+    p = 0
+    nb = g.board.neighbours
+    from helpers import active_land
+    grass = [s for s in active_land(g, GRASS) if g.occupant[s] == -1]
+    gs = set(grass)
+    tris = []
+    for a in grass:
+        for b in nb[a]:
+            for c in nb[a]:
+                if b < c and b in gs and c in gs and c in nb[b] and a < b:
+                    tris.append((a, b, c))
+    first = tris[0]
+    near = set(first) | {t for s in first for t in g.board.adjacent[s]}
+    second = next(t for t in tris if not (set(t) & near) and
+                  not any(u in near for s in t for u in g.board.adjacent[s]))
+    for s, u in zip(first, ["sheep", "cow", "field"]):
+        put(g, p, u, s)
+    assert not MS.condition(g, p, 7)                                  # one triangle
+    for s, u in zip(second, ["sheep", "cow", "field"]):
+        put(g, p, u, s)
+    assert MS.condition(g, p, 7)
