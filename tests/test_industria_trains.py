@@ -993,3 +993,37 @@ def test_milestone_7_two_triangles_in_two_settlements():
     for s, u in zip(second, ["sheep", "cow", "field"]):
         put(g, p, u, s)
     assert MS.condition(g, p, 7)
+
+
+def test_bonus_19_reserves_a_space_for_the_owner_only():
+    """Delivery bonus 19 (Q34): a Merchant reserves any empty space for its land cost (even out of reach);
+    others may not deploy there; the owner later deploys there (in reach) without land cost and the
+    Merchant returns to stock."""
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    pl.merchants_stock = 2
+    target = next(t for t in g.board.neighbours[s] if g.occupant[t] == -1 and g.board.land[t] & GRASS
+                  and g.topo.land_mask >> t & 1)
+    push_bonus(g, p, 19, 0b10)
+    m = pl.money
+    g.apply(CHOOSE + 1)
+    far = [a - A.SPACE for a in g.legal_actions()]
+    from clans_env.engine.rules.common import reach
+    assert any(not reach(g, p) >> t & 1 for t in far)                # even out of reach
+    g.apply(A.SPACE + target)
+    assert pl.money == m - g.topo.cost[target] and pl.merchants_stock == 1 and g.occupant[target] == -2
+    check_invariants(g)
+    q = [x for x in range(3) if x != p][0]
+    put(g, q, "sheep", next(t for t in g.board.neighbours[target] if g.occupant[t] == -1
+                            and g.board.land[t] & GRASS and g.topo.land_mask >> t & 1))
+    from clans_env.engine.rules.common import expand_targets
+    assert not expand_targets(g, q, D.SHEEP) >> target & 1           # blocked to the others
+    assert expand_targets(g, p, D.COW) >> target & 1
+    start_turn(g, p)
+    m = pl.money
+    g.apply(A.EXPAND + D.COW)
+    g.apply(A.SPACE + target)
+    assert g.unit_at[target] == D.COW and g.occupant[target] == p
+    assert pl.money == m - g.clans[p].unit_cost(g, p, D.COW) and pl.merchants_stock == 2
+    assert g.misc["reserved"] == []
+    check_invariants(g)

@@ -36,6 +36,7 @@ def add_segment(seg, n: int) -> None:
     seg.add("milestones.claims", MS.NUM_SPOTS * n, 0, 1, "place in which each player claimed each spot / 4")
     seg.add("milestones.demand", MS.NUM_SPOTS * D.NUM_GOODS, 0, 1, "Variant B: Goods of the Demand tile beside "
             "each Milestone / 3 (R16.4)")
+    seg.add("train.reserved", n * NUM_SPACES_, 0, 1, "a space reserved by this player's Merchant (Delivery bonus 19)")
     seg.add("decision.delivery", NUM_BONUS + MAX_PARTS, 0, 1,
             "delivery: the Delivery bonus tile being taken and its parts still open (R13.10)")
 
@@ -51,6 +52,10 @@ def write(vec, o: dict, game, seat: int) -> None:
         vec[o["decision.delivery"] + frame[2] - 1] = 1
         for k in range(MAX_PARTS):
             vec[o["decision.delivery"] + NUM_BONUS + k] = frame[3] >> k & 1
+    res = misc.get("reserved")
+    if res:
+        for i in range(0, len(res), 2):
+            vec[o["train.reserved"] + ((res[i + 1] - seat) % n) * NUM_SPACES_ + res[i]] = 1
     if MS.MS in misc:
         for k, t in enumerate(misc[MS.MS]):
             vec[o["milestones.tiles"] + k * NUM_MS + t - 1] = 1

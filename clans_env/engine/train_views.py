@@ -43,6 +43,8 @@ def train_view(g) -> dict:
     out["stations"] = [(g.board.label[s] if s >= 0 else ("track" if s == -1 else "discarded")) for s in misc[TR.STATION]]
     out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
     out["demand_pile"] = len(misc[TR.PILE])
+    res = misc.get("reserved", [])
+    out["reserved"] = [{"space": g.board.label[res[i]], "player": res[i + 1]} for i in range(0, len(res), 2)]
     return out
 
 

@@ -22,9 +22,8 @@ from ..topology import bits
 from .common import move_price, place_unit, reach, remove_unit, units_of
 from .registry import apply_for, describe_for, legal_for
 
-#: Delivery bonus tiles whose every part is modelled (16 Export box stacks and 19 the Merchant reservation
-#: are not yet)
-IMPLEMENTED = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 20, 21, 22, 23, 24)
+#: Delivery bonus tiles whose every part is modelled (16, Export box stacks, is not yet)
+IMPLEMENTED = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20, 21, 22, 23, 24)
 PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["bread"]: D.GOOD_INDEX["grain"],
                 D.GOOD_INDEX["whisky"]: D.GOOD_INDEX["grain"]}
 
@@ -200,6 +199,14 @@ def skip_spaces(g, p: int, where: str) -> int:
     return out & g.topo.land_mask
 
 
+def reserve_targets(g, p: int) -> int:
+    """Tile 19 (Q34): any empty active land space, even out of reach, whose land cost p can pay, with a
+    Merchant in stock."""
+    if g.players[p].merchants_stock <= 0:
+        return 0
+    return g.topo.land_mask & ~g.occupied & g.topo.affordable(g.players[p].money)
+
+
 def free_buy_boxes(g, p: int) -> list[int]:
     """Tile 22: contracts that up to 2 free Goods (of those the contract needs) make fulfillable."""
     from .fulfil import can_fulfil
@@ -233,6 +240,8 @@ def part_possible(g, p: int, part: dict) -> bool:
         return bool(deploy_units(g, p, part))
     if k == "free_buy_fulfil":
         return bool(free_buy_boxes(g, p))
+    if k == "reserve":
+        return bool(reserve_targets(g, p))
     if k == "bonus_action":
         return True
     if k == "city_tile":
@@ -287,6 +296,8 @@ def take_part(g, p: int, part: dict) -> None:
         g.stack.append((K_DSTEP, p, "deploy", k, -1))
     elif k == "free_buy_fulfil":
         g.stack.append((K_DSTEP, p, "free_buy", -1, ()))
+    elif k == "reserve":
+        g.stack.append((K_DSTEP, p, "reserve", 0))
     elif k == "bonus_action":
         if part.get("any_port"):                      # tile 11: one Port tile even out of reach, during it
             g.turn["any_port"] = 1
@@ -410,6 +421,8 @@ def legal_dstep(g, frame) -> list:
     if step == "fulfil":
         from .fulfil import can_fulfil
         return [FULFIL + b for b, c in enumerate(pl.open_contracts) if can_fulfil(g, p, c)]
+    if step == "reserve":
+        return [SPACE + s for s in bits(reserve_targets(g, p))]
     if step == "free_buy":
         box, bought = frame[3], frame[4]
         if box < 0:
@@ -534,6 +547,14 @@ def apply_dstep(g, frame, action: int) -> None:
         cid = pl.open_contracts[action - FULFIL]
         pl.money += _FULFIL_PART["per_import"] * sum(D.CONTRACT_BY_ID[cid].imports)
         apply_fulfil(g, p, action - FULFIL)
+    elif step == "reserve":
+        from .common import RESERVED
+        s = action - SPACE                    # the Merchant reserves it: blocked for the others (Q34)
+        pl.money -= g.topo.cost[s]
+        pl.merchants_stock -= 1
+        g.occupant[s] = -2
+        g.occupied |= 1 << s
+        g.misc.setdefault(RESERVED, []).extend((s, p))
     elif step == "free_buy":
         box, bought = frame[3], frame[4]
         if box < 0:
@@ -568,6 +589,7 @@ _STEP_TEXT = {"pay": "pay the Demand (choose:<way>; Port tile 16 may lower it)",
               "process": "process a Basic good (good:<processed good>) or done", "sell": "sell (trade:sell:...)",
               "area": "place 3 Merchants in a Market area (market_area:<area>)",
               "fulfil": "fulfil an Export contract (fulfil:<box>)",
+              "reserve": "reserve a space with a Merchant, paying its land cost (space:<space>)",
               "free_buy": "choose the contract (fulfil:<box>), then up to 2 free Goods for it (good:<good>), done to fulfil",
               "field_fulfil": "return a Field (space:<space>), then fulfil a contract without Goods (fulfil:<box>)"}
 
