@@ -1027,3 +1027,19 @@ def test_bonus_19_reserves_a_space_for_the_owner_only():
     assert pl.money == m - g.clans[p].unit_cost(g, p, D.COW) and pl.merchants_stock == 2
     assert g.misc["reserved"] == []
     check_invariants(g)
+
+
+def test_bonuses_20_and_21_count_as_trades_never_both_areas_of_a_good():
+    """R13.27: bonuses 20-22 count as Trade actions, so the Market rule holds: never Merchants on the buy
+    and the sell area of one Good in a round."""
+    g, p, pl = bonus_position(21)
+    pl.merchants_stock = 3
+    pl.merchants_market[0 * 2 + A.BUY] = 1
+    pl.merchants_stock -= 0
+    g.stack.pop()
+    push_bonus(g, p, 21)
+    g.apply(CHOOSE + 0)
+    assert A.market_area_action(0, A.SELL) not in g.legal_actions()
+    assert A.market_area_action(0, A.BUY) in g.legal_actions()
+    assert all(a not in DL.sell_options(g, p, TM.DELIVERY_PARTS[20][0]) for a in
+               [A.trade_action(0, A.SELL, q) for q in range(1, 5)])

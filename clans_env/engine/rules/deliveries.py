@@ -16,7 +16,7 @@ from __future__ import annotations
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET_AREA, SPACE, TAKE_CONTRACT,
-                       UPGRADE_SHIPPING, UPGRADE_TECH, trade_action, SELL, decode_trade, TRADE)
+                       UPGRADE_SHIPPING, UPGRADE_TECH, trade_action, BUY, SELL, decode_trade, TRADE)
 from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
 from .common import move_price, place_unit, reach, remove_unit, units_of
@@ -271,7 +271,8 @@ def part_possible(g, p: int, part: dict) -> bool:
     if k == "sell_extra":
         return bool(sell_options(g, p, part))
     if k == "merchants_area":
-        return pl.merchants_stock >= part["merchants"]
+        return pl.merchants_stock >= part["merchants"] and \
+            any(not pl.merchants_market[a ^ 1] for a in range(D.NUM_GOODS * 2))
     if k == "fulfil_imports":
         from .fulfil import can_fulfil
         return any(can_fulfil(g, p, c) for c in pl.open_contracts)
@@ -365,6 +366,8 @@ def sell_options(g, p: int, part: dict) -> list[int]:
     pl = g.players[p]
     out = []
     for i in range(D.NUM_GOODS):
+        if pl.merchants_market[i * 2 + BUY]:  # never Merchants on both areas of one Good (as a Trade)
+            continue
         for q in range(1, min(part["amount"], pl.goods[i], pl.merchants_stock) + 1):
             out.append(trade_action(i, SELL, q))
     return out
@@ -416,8 +419,8 @@ def legal_dstep(g, frame) -> list:
         return out + [DONE] if out and frame[3] < _PROCESS_MAX else out
     if step == "sell":
         return sell_options(g, p, _SELL_PART)
-    if step == "area":
-        return [MARKET_AREA + a for a in range(D.NUM_GOODS * 2)]
+    if step == "area":                        # never both areas of one Good (a Trade action, R13.27)
+        return [MARKET_AREA + a for a in range(D.NUM_GOODS * 2) if not pl.merchants_market[a ^ 1]]
     if step == "fulfil":
         from .fulfil import can_fulfil
         return [FULFIL + b for b, c in enumerate(pl.open_contracts) if can_fulfil(g, p, c)]
