@@ -1043,3 +1043,21 @@ def test_bonuses_20_and_21_count_as_trades_never_both_areas_of_a_good():
     assert A.market_area_action(0, A.BUY) in g.legal_actions()
     assert all(a not in DL.sell_options(g, p, TM.DELIVERY_PARTS[20][0]) for a in
                [A.trade_action(0, A.SELL, q) for q in range(1, 5)])
+
+
+def test_port_17_train_half_takes_the_leftmost_delivery_track_marker():
+    """R11.17 / R13.18 (Q25): with the Train module, tile 17 takes the leftmost marker (a delivery for the
+    Delivery track), and the 5th is the station."""
+    from clans_env.engine.rules import industria_ports as IP
+    g = train_position(3)
+    p = g.turn_order[0]
+    assert IP.applicable(g, p, 17) and not IP.applicable(g, p, 16)
+    IP.resolve(g, p, 17)
+    assert g.misc[TR.DELIV][p] == 1 and g.misc[TR.MARKERS][p] == 1
+    g.misc[TR.DELIV][p] = 4
+    IP.resolve(g, p, 17)
+    assert g.stack[-1][2] == "train_station"
+    g.misc[TR.DELIV][p] = 5
+    assert not IP.applicable(g, p, 17)
+    v = make_game(3, seed=1, milestones="variant_a")
+    assert not v.config.trains                                       # Variants: the halves without Trains (Q37)
