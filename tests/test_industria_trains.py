@@ -1061,3 +1061,21 @@ def test_port_17_train_half_takes_the_leftmost_delivery_track_marker():
     assert not IP.applicable(g, p, 17)
     v = make_game(3, seed=1, milestones="variant_a")
     assert not v.config.trains                                       # Variants: the halves without Trains (Q37)
+
+
+def test_version_2_saves_predate_the_train_module():
+    """Saves: version 3 holds the Train module; a version 2 Industria save (part 1) loads with trains off."""
+    from helpers import random_playout
+    g = Game(GameConfig(num_players=3, seed=8, industria=True, trains=False))
+    random_playout(g, random.Random(3))
+    doc = json.loads(g.to_json())
+    assert doc["version"] == 3
+    doc["version"] = 2
+    del doc["config"]["trains"], doc["config"]["milestones"]
+    assert Game.from_json(json.dumps(doc)).to_json() == g.to_json()
+    doc["config"]["trains"] = True
+    with pytest.raises(ValueError, match="version 2"):
+        Game.from_json(json.dumps(doc))
+    h = Game(GameConfig(num_players=2, seed=8, industria=True))
+    random_playout(h, random.Random(3))
+    assert Game.from_json(h.to_json()).to_json() == h.to_json()
