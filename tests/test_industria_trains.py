@@ -1079,3 +1079,25 @@ def test_version_2_saves_predate_the_train_module():
     h = Game(GameConfig(num_players=2, seed=8, industria=True))
     random_playout(h, random.Random(3))
     assert Game.from_json(h.to_json()).to_json() == h.to_json()
+
+
+def test_station_counts_as_the_owners_unit_and_stays_when_the_other_unit_leaves():
+    """R13.16: the station counts as one of the owner's units on the space (Settlements, reach); if the
+    other player's unit is removed the station stays and the space is the owner's only."""
+    from clans_env.engine.rules.common import reach, remove_unit
+    from clans_env.engine.rules.scoring import settlements
+    g, p = delivery_position()
+    q = [x for x in range(3) if x != p][0]
+    cluster = grass_cluster(g, 3)
+    a, b, c = cluster
+    put(g, p, "sheep", a)
+    put(g, q, "sheep", b)
+    before = reach(g, p)
+    g.misc[TR.STATION][p] = b
+    g.players[p].reach = -1
+    assert reach(g, p) == before | g.topo.reach[g.players[p].shipping][b]
+    assert any(comp >> a & 1 and comp >> b & 1 for comp in settlements(g, p))
+    remove_unit(g, q, b)
+    assert g.occupant[b] == -2 and g.occupied >> b & 1                 # nobody can deploy there
+    assert any(comp >> b & 1 for comp in settlements(g, p))
+    check_invariants(g)

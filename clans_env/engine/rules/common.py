@@ -26,6 +26,9 @@ def reach(g, p: int) -> int:
         for s in bits(pl.spaces):
             r |= table[s]
         r |= g.clans[p].extra_reach(g, p)
+        st = g.misc.get("tr_station")
+        if st and st[p] >= 0:            # Industria R13.16: the Train station counts as p's unit there
+            r |= table[st[p]]
         pl.reach = r
     return r
 
@@ -136,6 +139,10 @@ def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     pl.spaces &= ~bit
     pl.units_left[unit] += 1
     pl.reach = -1
+    st = g.misc.get("tr_station")
+    if st and space in st:               # Industria R13.16: the station stays; the space is its owner's only
+        g.occupant[space] = -2
+        g.occupied |= bit
     return unit
 
 

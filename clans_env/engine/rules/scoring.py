@@ -56,6 +56,9 @@ def round_scoring(g) -> None:
 def settlements(g, p: int) -> list[int]:
     """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
     own = g.players[p].spaces
+    st = g.misc.get("tr_station")
+    if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
+        own |= 1 << st[p]
     nb = g.topo.neighbours
     comps = []
     left = own

@@ -465,11 +465,14 @@ def legal_station(g, frame) -> list:
 
 @apply_for(K_STATION)
 def apply_station(g, frame, action: int) -> None:
-    """R13.16: free, no Neighbourhood or Farmers market bonus. (Not yet modelled: the station counting as one
-    of p's units on the space for Settlements, reach and scoring; it is recorded in ``tr_station`` only.)"""
+    """R13.16: free, no Neighbourhood or Farmers market bonus. The station counts as one of p's units on the
+    space for p's Settlements and reach (scoring.settlements, common.reach); if the other player's unit
+    leaves, the station stays and the space is p's only (a blocked space, common.remove_unit). It is no
+    unit type: unit counts (Scoring tiles, Milestones, Awards) do not include it (T7)."""
     p = frame[1]
     g.stack.pop()
     g.misc[STATION][p] = action - SPACE
+    g.players[p].reach = -1
 
 
 @describe_for(K_STATION)
