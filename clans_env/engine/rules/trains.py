@@ -259,6 +259,21 @@ def paths(g, p: int, piece: int, first_only: bool = False) -> list[tuple[int, in
     ends = deliverable(g, p) if piece == TRAIN else None
     if ends is not None and not ends:
         return out
+    minis = has_minis(g)
+    met_at: dict = {}                      # location -> the other players (2 players: pieces) there
+    for q, x in enumerate(g.misc[AT]):
+        if q != p and x >= 0:
+            met_at.setdefault(x, []).append((q, TRAIN) if minis else q)
+    if minis:
+        for q, x in enumerate(g.misc[MINI]):
+            if q != p and x >= 0:
+                met_at.setdefault(x, []).append((q, MINITRAIN))
+
+    def fee_of(a, b=-1):
+        m = met_at.get(a, ())
+        if b >= 0 and b in met_at:
+            return TM.PASS_FEE * len(set(m) | set(met_at[b]))
+        return TM.PASS_FEE * len(m)
 
     def ok_end(loc, f):
         if loc == start or loc == other or f > money:
@@ -270,7 +285,7 @@ def paths(g, p: int, piece: int, first_only: bool = False) -> list[tuple[int, in
             continue
         if sd.kind[a] == TM.CITY and not city_open(g, p, a):
             continue
-        f1 = fee(g, p, (a,))
+        f1 = fee_of(a)
         if f1 > money:
             continue                   # R13.5: cannot move into a location it cannot pay for
         if ok_end(a, f1):
@@ -282,7 +297,7 @@ def paths(g, p: int, piece: int, first_only: bool = False) -> list[tuple[int, in
                 continue
             if sd.kind[b] == TM.CITY and not city_open(g, p, b):
                 continue
-            f2 = fee(g, p, (a, b))
+            f2 = fee_of(a, b)
             if ok_end(b, f2):
                 out.append((a, b, f2, t1 or t2))
                 if first_only:
