@@ -41,6 +41,7 @@ from clans_env.engine.rules.scoring import (alternative_two_player_split, connec
 from clans_env.engine.state import (ACTION, GAME_OVER, K_CLAN, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
                                     K_EXCHANGE_TO, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PLACE, K_PORT_COPY,
                                     K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_SLAUGHTER, SETUP)
+from clans_env.engine.state import K_DELIVERY, K_DSTEP, K_MILESTONE, K_STATION, K_TRAIN_MOVE
 from clans_env.engine.topology import bits
 
 from .base import Agent
@@ -76,6 +77,10 @@ class Weights:
     #: the share of a Good's sale value (at the Market's starting price) counted when that is
     #: more than its final VP
     sale_fraction: float = 0.9
+    #: Industria Train module / Milestones: share of the next claim's VP per Milestone marker in stock,
+    #: and of the next Delivery-track step for an upright Train
+    milestone_marker: float = 0.4
+    next_delivery: float = 0.4
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -180,6 +185,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         pass_bonus -= D.PASSING_OVERLAY
     # Industria's Award: the race as it stands now (its VP if the game ended here)
     award = award_vp(g) if g.misc.get("award") else None
+    trains = train_estimate(g, phases_left, w) if (g.config.trains or g.config.milestones) else None
     out = []
     for p, pl in enumerate(g.players):
         clan = g.clans[p]
@@ -190,6 +196,8 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         v += export_vp[p] + settle_vp[p] + w.settlement * settle[p]
         if award is not None:
             v += award[p]
+        if trains is not None:
+            v += trains[p]
         v += pl.money * mv
         # ---- open contracts (their goods are valued inside the contract estimate) ----------
         reserved = [0] * D.NUM_GOODS
@@ -234,6 +242,36 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
                 v += growth * w.room * min(room, 15)
         if not pl.passed and (g.phase == ACTION or g.phase == SETUP):
             v += pass_bonus * mv + w.turn_option
+        out.append(v)
+    return out
+
+
+def train_estimate(g, phases_left: int, w: Weights) -> list[float]:
+    """Industria's Train module and Milestones: the Delivery track and Milestone VP as they stand, plus
+    for each unlocked Milestone marker in stock (or Variant A/B marker) a share of the next claim's VP
+    while rounds remain, and an upright Train's next delivery step on the Delivery track."""
+    from clans_env.engine import trainmap as TM
+    from clans_env.engine.rules import milestones as MS
+    from clans_env.engine.rules import trains as TR
+    lines = TR.score_lines(g)
+    n = g.num_players
+    out = []
+    for p in range(n):
+        v = float(sum(lines[p].values()))
+        if phases_left and MS.active(g):
+            free = [k for k in range(MS.NUM_SPOTS) if not MS.claimed_by(g, k, p)]
+            if free:
+                if n == 1:
+                    vp = TM.SOLO_MILESTONE_VP[min(g.round, len(TM.SOLO_MILESTONE_VP)) - 1]
+                else:
+                    table = TM.MILESTONE_VP[n]
+                    vp = max(table[min(MS.claimers(g, k), len(table) - 1)] for k in free)
+                v += w.milestone_marker * vp * min(MS.markers_available(g, p), len(free))
+        if TR.AT in g.misc and phases_left and not g.misc[TR.TILT][p]:
+            k = g.misc[TR.DELIV][p]
+            if k < len(TM.DELIVERY_TRACK_VP):
+                nxt = TM.DELIVERY_TRACK_VP[k] - (TM.DELIVERY_TRACK_VP[k - 1] if k else 0)
+                v += w.next_delivery * nxt
         out.append(v)
     return out
 
@@ -386,7 +424,10 @@ class HeuristicAgent(Agent):
 #: half-way): resolved greedily inside the lookahead
 _FOLLOW_UPS = frozenset((K_PLACE, K_SLAUGHTER, K_PORT_DISCARD, K_PORT_GAIN, K_EXPORT_BONUS, K_BONUS_UPGRADE,
                          K_FREE_SPACE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_PRICE, K_PORT_COPY,
-                         K_BONUS_ORDER, K_BONUS_MENU, K_MARKET_SELL))
+                         K_BONUS_ORDER, K_BONUS_MENU, K_MARKET_SELL,
+                         # Industria's Train module: a Train action's moves, its delivery and bonus parts,
+                         # the station and a Milestone choice complete the action that started them
+                         K_TRAIN_MOVE, K_DELIVERY, K_DSTEP, K_STATION, K_MILESTONE))
 _FOLLOW_UP_STEPS = 4
 #: clan decisions (``K_CLAN`` frames, by name) that complete an action already chosen: Sinclair's Railroad
 #: Reach, MacGregor's Grazing, MacLeod's Shipyard tile 9. Those in ``_CLAN_LOOK_AHEAD`` change nothing

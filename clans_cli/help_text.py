@@ -111,6 +111,32 @@ DECISION_HELP: dict[str, tuple[str, str]] = {
         "Move one of your units to an adjacent empty space of matching land (Workers: any forest or mountain; "
         "across a river only with river-crossing Shipping): choose its space, if two units stand there which "
         "one (expand:<unit>), then the new space. No cost, no bonuses. done stops moving."),
+    "train_place": (
+        "Industria: Train module setup - First Trains (R1.12, R1.13)",
+        "Place your Train on a free Town of the train map (choose:<location>; the decision text names them). "
+        "With 2 players the first placement may be the Mini-train instead (choose:16+<location>)."),
+    "train_move": (
+        "Industria: the Train action (R13.2-R13.8)",
+        "Move 1 or 2 locations along the tracks, one step at a time (choose:<location>; done stops after one). "
+        "Locked Cities and Tunnels need their Milestone; £3 per other player's Train passed or reached; you "
+        "must end where you can deliver. With 2 players the first answer says which piece moves first "
+        "(choose:16+<location> for the Mini-train)."),
+    "delivery": (
+        "Industria: Delivery bonus (R13.10)",
+        "Take the parts of the Delivery bonus tile one at a time (choose:<part>; a part with a cost is paid "
+        "first), or done to forfeit the rest."),
+    "delivery_step": (
+        "Industria: Delivery bonus - its own choices (R13.26)",
+        "The bonus part asks for a Good, a space, a unit, an upgrade, a Market area, a trade or a contract; the "
+        "decision text says which."),
+    "station": (
+        "Industria: Train station (R13.14-R13.17)",
+        "After your 5th delivery place your Train station on a land space in your reach with another player's "
+        "unit, without a station, not adjacent to a station (space:<label>)."),
+    "milestone": (
+        "Industria: Claim a Milestone (R13.19-R13.21; Variants R16.3-R16.4)",
+        "Choose the Milestone whose condition you meet (choose:<spot>); your marker takes its highest free "
+        "scoring spot and unlocks its City or Tunnel for you."),
     "slaughter": (
         "Phase 2: 7. Fulfil an Export Contract",
         "The contract needs Meat: choose which Cow (beef) or Sheep (mutton) on the map to slaughter "

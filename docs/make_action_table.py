@@ -81,6 +81,23 @@ MEANING = {
     ("space", "stack"): "Port tile 11: the space of your animal that takes it",
     ("space", "move"): "moving (Port tile 16): the unit's space, then its new space",
     ("expand", "move"): "moving: which of the two units on the space moves",
+    ("choose", "train_place"): "first Trains (R1.12/R1.13): the Town (16 + location: the Mini-train)",
+    ("choose", "train_move"): "Train action (R13.2): the next location (16 + location: the Mini-train first)",
+    ("done", "train_move"): "Train action: stop after one location",
+    ("choose", "delivery"): "Delivery bonus (R13.10): the part to take next",
+    ("choose", "milestone"): "Claim a Milestone (R13.19): the spot (0-3)",
+    ("space", "station"): "Train station (R13.15): its space",
+    ("space", "delivery_step"): "Delivery bonus: a space (deploy, city tile, unit to return)",
+    ("expand", "delivery_step"): "Delivery bonus: the unit to deploy",
+    ("good", "delivery_step"): "Delivery bonus: a Good to gain / process / buy for free",
+    ("choose", "delivery_step"): "Delivery bonus / Demand: the way to pay (Port tile 16)",
+    ("fulfil", "delivery_step"): "Delivery bonus: the contract (discard, fulfil)",
+    ("market_area", "delivery_step"): "Delivery bonus: a Price marker to move / the area for 3 Merchants",
+    ("trade", "delivery_step"): "Delivery bonus 20: the sale",
+    ("take_contract", "delivery_step"): "Delivery bonus 8: the free contract",
+    ("upgrade_shipping", "delivery_step"): "Delivery bonus 5: return a Shipping step",
+    ("upgrade_tech", "delivery_step"): "Delivery bonus 5: return a Technology upgrade",
+    ("hire_merchant", "delivery_step"): "Delivery bonus 5: return a Merchant to the Player board",
     ("hire_merchant", "bonus_upgrade"): "Bonus upgrade (or Port tile 15's Merchant upgrade): hire a Merchant",
 }
 
@@ -198,6 +215,13 @@ def industria_section() -> list[str]:
         ") answer with the existing sections (a space, a Good, a trade, a contract box, a unit type, "
         "`choose`, `done`), so no base index moves and a base-game model or save is unaffected. "
         "`env.action_space(agent)` is `Discrete(325)` for every configuration.",
+        "",
+        "With the Train module (`trains`) or a Milestone variant (`milestones`), the main decision offers the "
+        "Train action as `choose:31` and Claim a Milestone as `choose:30` (no base or clan main action uses "
+        "them); train-map locations are `choose:<location>` (the location's index on the side in play, "
+        "docs/train-map.md; a 2-player Mini-train `choose:16+<location>`), Milestone spots `choose:<spot>` "
+        "(0-3), the parts of a Delivery bonus `choose:<part>`, and the bonuses' own steps the existing "
+        "sections (a Good, a space, a unit, an upgrade, a Market area, a trade, a contract box).",
         "",
         "The observation of a configuration with Industria modules is the base layout, unchanged, followed "
         "by the Industria segment (`industria.*`), whatever modules are on (their flags say which):",

@@ -698,6 +698,8 @@ class ObservationEncoder:
                 f"each player's Industria clan one-hot (relative seats me, opp1, ...; {', '.join(INDUSTRIA_CLAN_NAMES)})")
         seg.add("clan_state", n * NUM_STATE_FEATURES, -1, 1,
                 "each player's clan state (relative seats; Clan.state_features: Kilts, Silos, Shipyards, ...)")
+        from . import train_obs           # the Train module and Milestones (issue 14)
+        train_obs.add_segment(seg, n)
         seg.finish()
         self._industria_seg = seg
 
@@ -764,6 +766,9 @@ class ObservationEncoder:
             if features:
                 at = o["clan_state"] + rel * NUM_STATE_FEATURES
                 vec[at:at + len(features)] = features
+        if cfg.trains or cfg.milestones:
+            from . import train_obs
+            train_obs.write(vec, o, game, seat)
         return vec
 
     # ---- segments ----------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ from .board import SIDE_NAMES
 CLAN_SELECTIONS = ("none", "draft", "auction")
 #: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
 INDUSTRIA_MODULES = ("farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
-                     "alt_two_player_scoring", "industria_clans")
+                     "alt_two_player_scoring", "industria_clans", "trains")
+#: GameConfig.milestones: the Milestone variants played without the Train module (R16.2-R16.4)
+MILESTONE_VARIANTS = ("variant_a", "variant_b")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class GameConfig:
     alt_two_player_scoring: the alternative 2-player Export and Settlement scoring (R15.8-R15.9).
     industria_clans: the nine Industria clans join the clan pool of the draft and the Clan Auction, and
         ``clans=[...]`` accepts them (player aid, "Clans"; R18).
+    trains: the Train module (R1.8-R1.13, R13, R14.2-R14.4, R15.2-R15.7; solo R17.2-R17.5).
+    milestones: None, or a Milestone variant without the Train module (R16.2-R16.4): "variant_a" (claim for
+        £5) or "variant_b" (Demand tiles beside the Milestones, £15); not with trains=True.
 
     automa: seats played by the Automa, the physical game's solo opponent, as a dict seat -> level
         1-5 (e.g. ``{1: 3}``: seat 1 is an Automa at level 3; docs/automa.md). Its turns are resolved
@@ -64,6 +69,8 @@ class GameConfig:
     alt_two_player_scoring: bool | None = None
     industria_clans: bool | None = None
     automa: dict | None = None
+    trains: bool | None = None
+    milestones: str | None = None
 
     def __post_init__(self):
         if self.automa is not None:       # an empty dict is no Automa (the base game's records)
@@ -74,7 +81,8 @@ class GameConfig:
             value = getattr(self, name)
             if value is None:
                 # alternative 2-player scoring is an optional rule of the 2-player game only
-                on = self.industria and (name != "alt_two_player_scoring" or self.num_players == 2)
+                on = self.industria and (name != "alt_two_player_scoring" or self.num_players == 2) and \
+                    (name != "trains" or (self.milestones is None and not self.automa))
                 object.__setattr__(self, name, on)
         if isinstance(self.clans, list):
             object.__setattr__(self, "clans", tuple(self.clans))
@@ -129,6 +137,12 @@ class GameConfig:
                 raise ValueError(f"{f.name} must be True or False (got {getattr(self, f.name)!r})")
         if self.automa:
             _check_automa(self)
+        if self.milestones is not None and self.milestones not in MILESTONE_VARIANTS:
+            raise ValueError(f"milestones must be None or one of {MILESTONE_VARIANTS} (got {self.milestones!r})")
+        if self.milestones is not None and self.trains:
+            raise ValueError(f"milestones={self.milestones!r} is a variant without the Train module (R16.2); valid "
+                             "combinations: trains=True with milestones=None, or trains=False with milestones one of "
+                             f"{MILESTONE_VARIANTS}")
         if self.alt_two_player_scoring and self.num_players != 2:
             raise ValueError("alt_two_player_scoring is the alternative scoring of the 2-player game (R15.8-R15.9); "
                              f"valid with num_players=2 only (got num_players={self.num_players})")
@@ -145,8 +159,8 @@ class GameConfig:
         for k in ("clans", "map_sides"):
             if d[k] is not None:
                 d[k] = list(d[k])
-        if not self.industria_modules and not self.industria:
-            for k in ("industria",) + INDUSTRIA_MODULES:
+        if not self.industria_modules and not self.industria and self.milestones is None:
+            for k in ("industria", "milestones") + INDUSTRIA_MODULES:
                 del d[k]
         if self.automa is None:
             del d["automa"]             # a game without an Automa keeps the base game's records
@@ -199,6 +213,10 @@ def _check_automa(cfg) -> None:
     if cfg.clan_selection == "auction":
         raise ValueError("clan_selection='auction' is not played with an Automa (it has no clan); valid with an "
                          "Automa: 'draft', 'none' or fixed clans")
+    if cfg.trains or cfg.milestones:
+        # the digest's Train rules for the Automa (automa.md, Industria) wait for their turn resolution
+        raise ValueError("the Automa does not play the Train module or the Milestone variants yet; valid with an "
+                         "Automa: trains=False and milestones=None (industria=True leaves trains off then)")
     if cfg.clans is not None:
         for seat, c in enumerate(cfg.clans):
             if (seat in seats) != (c is None):

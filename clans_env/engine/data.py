@@ -198,6 +198,8 @@ def stand_ins() -> list[str]:
 
     walk(COMPONENTS, [])
     walk(INDUSTRIA, ["industria"])
+    with open(DATA_DIR / "trains.toml", "rb") as fh:       # Industria's Train module (trainmap.py)
+        walk(tomllib.load(fh), ["trains"])
     return found
 
 

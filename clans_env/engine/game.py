@@ -22,6 +22,7 @@ from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
 from .rules import industria_ports, stacking  # noqa: F401 (register handlers: Industria Port tiles 10-18)
+from .rules import deliveries, milestones, trains  # noqa: F401 (register handlers: Industria Train module)
 from .rules.production import start_production
 from .rules.scoring import final_scores
 from .rules.setup import end_of_round, setup_game, start_action_phase
@@ -228,7 +229,8 @@ class Game:
     def determinize(self, seed: int) -> "Game":
         """A copy with the same public state whose hidden information is resampled: the unseen
         part of the contract draw pile is reshuffled and the generator for future chance events
-        (solo dice) is reseeded. Cards returned to the bottom of the pile stay known."""
+        (solo dice) is reseeded; with Industria's Trains (or Variant B) the Demand pile is reshuffled too.
+        Cards returned to the bottom of the pile stay known."""
         g = self.clone()
         rng = Rng(seed)
         unknown = len(g.pile) - g.pile_known
@@ -238,6 +240,8 @@ class Game:
         if self.config.automa:         # each Automa's draw pile is hidden too
             from .rules.automa import shuffle_hidden
             shuffle_hidden(g, rng)
+        if "tr_pile" in g.misc:            # Industria Train module / Variant B: the hidden Demand pile
+            rng.shuffle(g.misc["tr_pile"])
         g.rng = Rng(rng.next64())
         return g
 
@@ -302,6 +306,11 @@ class Game:
         name, off = A.section_of(int(action))
         if name == "take_contract" and self.display[off] >= 0:
             s += f" (contract {self.display[off]})"
+        if name == "choose" and (self.config.trains or self.config.milestones) and self.stack:
+            from .train_views import choose_context
+            ctx = choose_context(self, off)
+            if ctx:
+                s += f" ({ctx})"
         if name == "space" and self.unit_at[off] >= 0 and self.occupant[off] >= 0:
             s += f" ({D.UNITS[self.unit_at[off]]} of player {self.occupant[off]})"
         return s

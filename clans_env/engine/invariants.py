@@ -109,7 +109,9 @@ def check_invariants(g) -> None:
             _fail(f"{where}: goods {pl.goods}")
         if pl.glory < 0:
             _fail(f"{where}: glory {pl.glory}")
-        merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market)
+        res = g.misc.get("reserved", [])            # Industria Delivery bonus 19: a Merchant on a reservation
+        merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market) + \
+            sum(1 for i in range(1, len(res), 2) if res[i] == g.players.index(pl))
         if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or \
                 merchants != D.MERCHANTS_TOTAL:
             _fail(f"{where}: Merchants board {pl.merchants_board} + stock {pl.merchants_stock} + market "
@@ -142,7 +144,7 @@ def check_invariants(g) -> None:
             seen += [c for c in frame[2] if c >= 0]
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
-    seen += g.misc.get("solo_removed", [])
+    seen += g.misc.get("solo_removed", []) + g.misc.get("tr_discarded", [])   # Delivery bonus 8 discards
     if sorted(seen) != sorted(c.id for c in D.CONTRACTS):
         _fail("Export contracts lost or duplicated")
     if tracks_imports(g):

@@ -30,10 +30,12 @@ from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
 SAVE_FORMAT = "clans-of-caledonia-state"
 #: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
 #: second units); version 1 files (base game) load unchanged
-SAVE_VERSION = 2
+#: 3: the Train module and the Milestone variants (config ``trains`` / ``milestones``; ``misc`` ``tr_*``); a
+#: version 2 file predates them, so it loads with ``trains=False`` (``industria=True`` there meant part 1)
+SAVE_VERSION = 3
 INDUSTRIA_FIELDS = ("industria", "farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
                     "alt_two_player_scoring")
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 
 #: the top-level fields of a save, in the order ``to_json`` writes them
 DOC_FIELDS = ("format", "version", "config", "map_sides", "clans", "rng", "players", "stack", "history", "state")
@@ -179,6 +181,11 @@ def check_fields(doc) -> GameConfig:
     extra = sorted(str(k) for k in doc if k not in DOC_FIELDS)
     if extra:
         raise SaveError(f"saved game has unknown field(s) {extra}; a save has {list(DOC_FIELDS)}")
+    if doc["version"] == 2 and isinstance(doc.get("config"), dict):
+        if "trains" in doc["config"] or "milestones" in doc["config"]:
+            raise SaveError("a version 2 save cannot hold the Train module or Milestones (they came with version 3)")
+        if doc["config"].get("industria"):
+            doc["config"] = {**doc["config"], "trains": False}
     try:
         config = GameConfig.from_dict(doc["config"])
     except (ValueError, TypeError) as e:

@@ -60,13 +60,21 @@ _KINDS += [
     "port_fulfil",       # Port 18: which contract                          FULFIL(k)
     "stack",             # Port 11: which animal, then beside which animal  EXPAND(u) / SPACE(s)
     "move",              # R5 (Port 16): which unit, then where              SPACE(s) / EXPAND(u) / DONE
+    # Industria Train module and Milestones (rules/trains.py, milestones.py, deliveries.py)
+    "train_place",       # R1.12/R1.13: a Train (or Mini-train) on a Town   CHOOSE(location)
+    "train_move",        # R13.2-R13.8: the next location of the move       CHOOSE(location) / DONE
+    "delivery",          # R13.10: which part of the Delivery bonus next     CHOOSE(part) / DONE
+    "delivery_step",     # R13.26: a Delivery bonus's own choices           various
+    "station",           # R13.14-R13.17: where the Train station goes      SPACE(s)
+    "milestone",         # R13.19-R13.21: which Milestone to claim          CHOOSE(spot)
 ]
 DECISION_KINDS: tuple[str, ...] = tuple(_KINDS)
 (K_START_TILE, K_CLAN_PICK, K_AUCTION_BID, K_AUCTION_PICK, K_FIRST_WORKER, K_PLACE, K_MAIN, K_POST_MAIN,
  K_NEIGHBOURHOOD, K_BONUS_ORDER, K_BUILDING_BONUS, K_SLAUGHTER, K_EXPORT_BONUS, K_BONUS_UPGRADE,
  K_FREE_SPACE, K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COPY,
  K_PROCESS, K_CLAN, K_HOOK, K_MARKET_PLACE, K_MARKET_SELL, K_BONUS_MENU, K_PORT_IGNORE, K_PORT_FIELD, K_PORT_TECH,
- K_PORT_DISCARD4, K_PORT_DEPLOY, K_PORT_FULFIL, K_STACK, K_MOVE) = range(len(_KINDS))
+ K_PORT_DISCARD4, K_PORT_DEPLOY, K_PORT_FULFIL, K_STACK, K_MOVE,
+ K_TRAIN_PLACE, K_TRAIN_MOVE, K_DELIVERY, K_DSTEP, K_STATION, K_MILESTONE) = range(len(_KINDS))
 
 # placement modes (context of K_PLACE)
 PLACE_FIRST, PLACE_EXPAND, PLACE_FREE, PLACE_CLAN = range(4)

@@ -96,7 +96,7 @@ def public_state(g) -> dict:
         "turn_order": list(g.turn_order),
         "pass_order": list(g.pass_order),
         "players": players,
-        **({"industria": industria_view(g)} if g.config.industria_modules else {}),
+        **({"industria": industria_view(g)} if g.config.industria_modules or g.config.milestones else {}),
         **({"automa_record": _automa_record(g)} if g.config.automa else {}),
     }
 
@@ -125,6 +125,9 @@ def industria_view(g) -> dict:
         out["farmers_markets_to_place"] = {p: t for p, t in enumerate(g.misc.get("market_deal", [])) if t > 0}
     if cfg.variable_prices:
         out["starting_price_dice"] = list(g.misc.get("price_dice", []))
+    if cfg.trains or cfg.milestones:
+        from .train_views import train_view
+        out["trains"] = train_view(g)
     return out
 
 
@@ -143,6 +146,9 @@ def _industria_text(g) -> str:
     for m in v.get("farmers_markets", []):
         marks = "/".join(f"{good}{' (covered)' if c else ''}" for good, c in zip(m["goods"], m["covered"]))
         parts.append(f"Farmers market {m['label']}: {marks}")
+    if "trains" in v:
+        from .train_views import train_text
+        parts.append(train_text(g))
     return " | ".join(parts)
 
 
@@ -172,7 +178,7 @@ def render_text(g) -> str:
     lines.append("Contracts: " + "  ".join(f"[{k}] {_contract_text(c)}" for k, c in enumerate(g.display) if c >= 0))
     lines.append(f"Imports track: {dict(zip(D.IMPORTS, g.import_track))}   draw pile: {len(g.pile)}")
     lines.append("Turn order: " + " ".join(str(p) for p in g.turn_order))
-    if g.config.industria_modules:
+    if g.config.industria_modules or g.config.milestones:
         lines.append(_industria_text(g))
     automa = g.config.automa or {}
     for p, pl in enumerate(g.players):

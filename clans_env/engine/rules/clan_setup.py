@@ -117,12 +117,13 @@ def first_worker_frames(g) -> list:
 
 def setup_placements(g) -> list:
     """After the clans (or Starting tiles) are chosen: the Farmers markets (Industria, R1.6), then
-    the first Workers."""
+    the first Workers, then the first Trains (R1.12, R1.13)."""
+    from . import trains
     frames = farmers_markets.placement_frames(g)
     if g.config.automa:                   # the Automas' starting Workers come before anyone else's
         from .automa import starting_worker_frames
         frames += starting_worker_frames(g)
-    return frames + first_worker_frames(g)
+    return frames + first_worker_frames(g) + trains.placement_frames(g)
 
 
 @hook("clans_chosen")

@@ -26,6 +26,9 @@ def reach(g, p: int) -> int:
         for s in bits(pl.spaces):
             r |= table[s]
         r |= g.clans[p].extra_reach(g, p)
+        st = g.misc.get("tr_station")
+        if st and st[p] >= 0:            # Industria R13.16: the Train station counts as p's unit there
+            r |= table[st[p]]
         pl.reach = r
     return r
 
@@ -36,6 +39,8 @@ def unit_cost(g, p: int, unit: int) -> int:
 
 def placement_cost(g, p: int, unit: int, space: int, free_land: bool) -> int:
     """Unit cost plus land cost (rulebook, 3. Expand), less clan discounts, never below 0."""
+    if g.occupant[space] == -2:          # a space p reserved (Delivery bonus 19): no land cost
+        free_land = True
     cost = unit_cost(g, p, unit) + (0 if free_land else g.topo.cost[space])
     cost -= g.clans[p].placement_discount(g, p, space)
     return cost if cost > 0 else 0
@@ -66,14 +71,39 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     if g.players[p].units_left[unit] <= 0:
         return 0
     mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
+    if g.misc.get(RESERVED):            # Industria Delivery bonus 19: p's reserved spaces, land cost free
+        if g.players[p].money >= unit_cost(g, p, unit):
+            mask |= reserved_by(g, p) & reach(g, p) & g.topo.unit_mask[unit]
     clan = g.clans[p]
     if clan.restricts_targets:
         mask &= clan.target_mask(g, p, unit)
     return mask
 
 
+#: g.misc key: Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's)
+RESERVED = "reserved"
+
+
+def reserved_by(g, p: int) -> int:
+    """Spaces p reserved with Delivery bonus 19 (blocked to everyone else; free land for p)."""
+    res = g.misc.get(RESERVED)
+    out = 0
+    if res:
+        for i in range(0, len(res), 2):
+            if res[i + 1] == p:
+                out |= 1 << res[i]
+    return out
+
+
 def place_unit(g, p: int, unit: int, space: int) -> None:
     pl = g.players[p]
+    if g.occupant[space] == -2 and g.misc.get(RESERVED):   # Delivery bonus 19: the Merchant goes home
+        res = g.misc[RESERVED]
+        for i in range(0, len(res), 2):
+            if res[i] == space:
+                del res[i:i + 2]
+                pl.merchants_stock += 1
+                break
     bit = 1 << space
     g.occupant[space] = p
     g.unit_at[space] = unit
@@ -112,6 +142,10 @@ def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     pl.spaces &= ~bit
     pl.units_left[unit] += 1
     pl.reach = -1
+    st = g.misc.get("tr_station")
+    if st and space in st:               # Industria R13.16: the station stays; the space is its owner's only
+        g.occupant[space] = -2
+        g.occupied |= bit
     return unit
 
 

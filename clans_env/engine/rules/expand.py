@@ -7,7 +7,7 @@ from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
-from .common import affordable_spaces, expand_targets, place_unit, placement_cost, reach
+from .common import RESERVED, affordable_spaces, expand_targets, place_unit, placement_cost, reach, reserved_by
 from .contracts import building_bonus_available, start_building_bonus
 from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
@@ -20,7 +20,8 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     pl = g.players[p]
     left = pl.units_left
     open_spaces = reach(g, p) & ~g.occupied
-    if not open_spaces:
+    own_res = reserved_by(g, p) & reach(g, p) if g.misc.get(RESERVED) else 0   # Delivery bonus 19
+    if not open_spaces and not own_res:
         return
     topo = g.topo
     clan = g.clans[p]
@@ -36,10 +37,12 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
         cand = open_spaces & unit_mask[u]
         if cand and restricts:
             cand &= clan.target_mask(g, p, u)
-        if not cand:
+        if not cand and not own_res:
             continue
         budget = money - clan.unit_cost(g, p, u)
-        if free_land or u == D.FISHERMAN:
+        if not cand:
+            ok = False
+        elif free_land or u == D.FISHERMAN:
             ok = budget >= 0 or (dmask and budget + disc >= 0 and cand & dmask)
         elif budget >= 0 and cand & cost_le[budget if budget < top else top]:
             ok = True
@@ -48,6 +51,8 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
             ok = b >= 0 and cand & dmask & cost_le[b if b < top else top]
         else:
             ok = False
+        if not ok and own_res and own_res & unit_mask[u] and money >= clan.unit_cost(g, p, u):
+            ok = not restricts or bool(own_res & clan.target_mask(g, p, u))
         if ok:
             out.append(EXPAND + u)
 

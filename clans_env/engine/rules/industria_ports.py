@@ -12,6 +12,8 @@ the use rules (in reach, once per game per player, several in a turn) are the ba
 - 14: discard 4 Processed goods for £50.
 - 15: with at least one fulfilled contract (checked when used, Q40), 3 Merchant upgrades, each hiring
   from the board or taking one back from the Market.
+- 16 with the Train module: pay 1 less Processed good or 2 less Basic goods for a delivery (deliveries.py).
+  17 with the Train module: take the leftmost Delivery-track marker (R13.18, Q25; trains.py).
 - 16 (without the Train module): move one of your units to an adjacent space, twice (stacking.py).
 - 17 (without the Train module): deploy a Cheese dairy, Bakery or Distillery paying only the land
   cost (a deployment: Neighbourhood, Farmers market and Building bonus apply).
@@ -57,6 +59,11 @@ def applicable(g, p: int, tile: int) -> bool:
         return sum(pl.goods[i] for i in D.PROCESSED_GOODS) >= T["tile14_discard"]
     if tile == 15:
         return len(pl.done_contracts) >= T["tile15_needs_fulfilled"] and bool(merchant_upgrades(g, p))
+    if tile == 16 and g.config.trains:
+        return False                                   # Train half: used inside a delivery (deliveries.py)
+    if tile == 17 and g.config.trains:                 # Train half: the leftmost Delivery-track marker (R13.18)
+        from .trains import DELIV, STATION_AFTER_TRACK
+        return g.misc[DELIV][p] < STATION_AFTER_TRACK
     if tile == 16:
         from .stacking import movable_units
         return bool(movable_units(g, p))
@@ -81,6 +88,9 @@ def resolve(g, p: int, tile: int) -> None:
     elif tile == 15:
         for _ in range(T["tile15_upgrades"]):
             g.stack.append((K_BONUS_UPGRADE, p, "merchant"))
+    elif tile == 17 and g.config.trains:
+        from .trains import take_track_marker
+        take_track_marker(g, p)
     elif tile == 16:
         from .stacking import start_moves
         start_moves(g, p, T["tile16_moves"])

@@ -59,6 +59,9 @@ def round_scoring(g) -> None:
 def settlements(g, p: int) -> list[int]:
     """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
     own = g.players[p].spaces
+    st = g.misc.get("tr_station")
+    if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
+        own |= 1 << st[p]
     nb = g.topo.neighbours
     comps = []
     left = own
@@ -189,6 +192,10 @@ def final_scores(g) -> list[dict]:
             export_vp, settle_vp = duel
     from .awards import award_vp          # awards.py builds on this module's Settlements
     award = award_vp(g)
+    train_lines = None
+    if g.config.trains or g.config.milestones:     # Industria R14.2-R14.4, R17.4-R17.5
+        from .trains import score_lines
+        train_lines = score_lines(g)
     rows = []
     for p, pl in enumerate(g.players):
         if automa and p in automa:
@@ -210,6 +217,8 @@ def final_scores(g) -> list[dict]:
             "settlement_bonus": settle_vp[p],
             "award": award[p],
         }
+        if train_lines:
+            row.update(train_lines[p])
         row.update(g.clans[p].extra_score_lines(g, p))
         if pl.vp_bid:
             row["auction_bid"] = -pl.vp_bid

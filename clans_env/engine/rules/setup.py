@@ -80,6 +80,12 @@ def industria_setup(g) -> None:
         variable_prices.roll_starting_prices(g)
     if cfg.farmers_markets:
         farmers_markets.deal_markets(g)
+    if cfg.trains:                          # the Train map's tiles (R1.9-R1.11)
+        from . import trains
+        trains.setup(g)
+    elif cfg.milestones:                    # the Milestone variants without the Train module (R16.2)
+        from . import milestones
+        milestones.setup_variant(g)
 
 
 def refill_display(g) -> None:
@@ -168,6 +174,12 @@ def prepare_round(g) -> None:
         pl.merchants_stock += sum(pl.merchants_market)
         pl.merchants_market = [0] * (D.NUM_GOODS * 2)
     g.turn_order = list(g.pass_order)
+    if g.config.trains:                     # R2.2-R2.5
+        from . import trains
+        trains.preparation(g)
+    elif g.config.milestones == "variant_b":   # R16.4
+        from . import milestones
+        milestones.preparation_variant_b(g)
     from . import clan_setup
     clan_setup.preparation_extras(g)
     start_action_phase(g)

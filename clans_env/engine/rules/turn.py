@@ -3,7 +3,7 @@ of turns within the Action phase."""
 from __future__ import annotations
 
 from .. import data as D
-from ..actions import (EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
+from ..actions import (CHOOSE, EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
                        UPGRADE_TECH, USE_PORT)
 from ..state import K_MAIN, K_PLACE, K_POST_MAIN, PLACE_EXPAND
 from . import automa
@@ -12,6 +12,7 @@ from .expand import expand_options
 from .fulfil import apply_fulfil, fulfil_options
 from .market import apply_trade, trade_options
 from .ports import port_options, use_port
+from .common import reach
 from .registry import apply_for, describe_for, has_legal_for, legal_for
 from .upgrades import apply_upgrade, upgrade_options
 
@@ -26,6 +27,13 @@ def legal_main(g, frame) -> list:
     upgrade_options(g, p, out)
     fulfil_options(g, p, out)
     port_options(g, p, out)          # free action before the main action
+    cfg = g.config
+    if cfg.trains or cfg.milestones:  # Industria: the Train action (R13.1), Claim a Milestone (R13.19)
+        if cfg.trains:
+            _trains.train_options(g, p, out)
+        _milestones.claim_options(g, p, out)
+        if len(frame) > 2:           # a Delivery bonus's bonus action (Q29): not Pass
+            out.remove(PASS)
     extra = g.clans[p].main_actions(g, p)
     if extra:
         out.extend(extra)
@@ -42,7 +50,20 @@ def main_has_legal(g, frame) -> bool:
 def apply_main(g, frame, action: int) -> None:
     p = frame[1]
     if USE_PORT <= action < USE_PORT + 4:
+        if g.turn.get("any_port") and not reach(g, p) >> g.topo.port_space[action - USE_PORT] & 1:
+            del g.turn["any_port"]                  # Delivery bonus 11: the one Port tile out of reach
         use_port(g, p, action - USE_PORT)          # the main decision stays pending
+        return
+    if len(frame) > 2:
+        g.turn.pop("any_port", None)               # Delivery bonus 11: only during the bonus action
+    if (g.config.trains or g.config.milestones) and action in (CHOOSE + 30, CHOOSE + 31):
+        g.stack.pop()
+        from .milestones import CLAIM_ACTION, start_claim
+        from .trains import start_train_action
+        if action == CLAIM_ACTION:
+            start_claim(g, p)
+        else:
+            start_train_action(g, p)
         return
     if g.clans[p].apply_main(g, p, action):         # clan actions that are not the main action
         return
@@ -102,3 +123,6 @@ def next_turn(g) -> bool:
                 start_turn(g, order[i])
             return True
     return False
+
+
+from . import milestones as _milestones, trains as _trains  # noqa: E402 (Industria; they import this module's peers)

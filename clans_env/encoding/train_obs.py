@@ -1,0 +1,105 @@
+"""The Train module's and Milestones' part of the observation's ``industria.*`` segment (written in Python
+for both encoder paths, so the compiled and the pure-Python observations are bit-identical by
+construction). Locations are indexed as on the train map side in play (data/trains.toml), padded to
+``trainmap.MAX_LOCATIONS``; players are relative seats (me, opp1, ...)."""
+from __future__ import annotations
+
+from ..engine import data as D
+from ..engine import trainmap as TM
+from ..engine.rules import milestones as MS
+from ..engine.rules import trains as TR
+from ..engine.state import K_DELIVERY
+
+L = TM.MAX_LOCATIONS
+NUM_BONUS = len(TM.DELIVERY_BONUSES)
+NUM_MS = len(TM.MILESTONES)
+REFILL = max(TM.REFILL_SLOTS.values())
+MAX_PARTS = max(len(p) for p in TM.DELIVERY_PARTS.values())
+
+
+def add_segment(seg, n: int) -> None:
+    seg.add("train.at", n * L, 0, 1, "each player's Train on this train-map location (relative seats)")
+    seg.add("train.mini", n * L, 0, 1, "each player's Mini-train on this location (2 players, R15.2)")
+    seg.add("train.tilted", n, 0, 1, "the Train is exhausted this round (R13.13)")
+    seg.add("train.deliveries", n, 0, 1, "deliveries made / 5 (the Delivery track, R13.11)")
+    seg.add("train.markers", n, 0, 1, "unlocked Milestone markers in stock / 4 (R13.19)")
+    seg.add("train.station", n * 2, 0, 1, "Train station on the map, discarded (R13.14-R13.17)")
+    seg.add("train.station_space", NUM_SPACES_, 0, 1, "a Train station on this map space")
+    seg.add("train.city", L, 0, 1, "the location is a City (else a Town or none)")
+    seg.add("train.locked", L, 0, 1, "the location is a City still locked for me (R13.3)")
+    seg.add("train.demand", L * D.NUM_GOODS, 0, 1, "Goods of the Demand tile at this location / 3 (R13.9)")
+    seg.add("train.demand_used", L, 0, 1, "the location's Demand tile was used this round (R2.2)")
+    seg.add("train.bonus", L * NUM_BONUS, 0, 1, "the Delivery bonus tile on this location, one-hot (R1.9)")
+    seg.add("train.refill", REFILL * D.NUM_GOODS, 0, 1, "Demand tiles on the refill area, leftmost first / 3")
+    seg.add("train.pile", 1, 0, 1, "Demand tiles left in the pile / 30")
+    seg.add("milestones.tiles", MS.NUM_SPOTS * NUM_MS, 0, 1, "the Milestone tile on each spot, one-hot")
+    seg.add("milestones.claims", MS.NUM_SPOTS * n, 0, 1, "place in which each player claimed each spot / 4")
+    seg.add("milestones.demand", MS.NUM_SPOTS * D.NUM_GOODS, 0, 1, "Variant B: Goods of the Demand tile beside "
+            "each Milestone / 3 (R16.4)")
+    seg.add("train.reserved", n * NUM_SPACES_, 0, 1, "a space reserved by this player's Merchant (Delivery bonus 19)")
+    seg.add("decision.delivery", NUM_BONUS + MAX_PARTS, 0, 1,
+            "delivery: the Delivery bonus tile being taken and its parts still open (R13.10)")
+
+
+NUM_SPACES_ = 128
+
+
+def write(vec, o: dict, game, seat: int) -> None:
+    misc = game.misc
+    n = game.num_players
+    frame = game.stack[-1] if game.stack else None
+    if frame is not None and frame[0] == K_DELIVERY:
+        vec[o["decision.delivery"] + frame[2] - 1] = 1
+        for k in range(MAX_PARTS):
+            vec[o["decision.delivery"] + NUM_BONUS + k] = frame[3] >> k & 1
+    res = misc.get("reserved")
+    if res:
+        for i in range(0, len(res), 2):
+            vec[o["train.reserved"] + ((res[i + 1] - seat) % n) * NUM_SPACES_ + res[i]] = 1
+    if MS.MS in misc:
+        for k, t in enumerate(misc[MS.MS]):
+            vec[o["milestones.tiles"] + k * NUM_MS + t - 1] = 1
+            for p in range(n):
+                place = misc[MS.CLAIMS][k * n + p]
+                vec[o["milestones.claims"] + k * n + (p - seat) % n] = place / 4
+    if TR.AT not in misc:
+        if TR.DEMAND in misc:                  # Variant B
+            for k, t in enumerate(misc[TR.DEMAND]):
+                if t:
+                    for i, q in enumerate(TM.DEMAND_TILES[t]):
+                        vec[o["milestones.demand"] + k * D.NUM_GOODS + i] = q / 3
+        return
+    sd = TR.side(game)
+    for p in range(n):
+        rel = (p - seat) % n
+        if misc[TR.AT][p] >= 0:
+            vec[o["train.at"] + rel * L + misc[TR.AT][p]] = 1
+        if TR.MINI in misc and misc[TR.MINI][p] >= 0:
+            vec[o["train.mini"] + rel * L + misc[TR.MINI][p]] = 1
+        vec[o["train.tilted"] + rel] = misc[TR.TILT][p]
+        vec[o["train.deliveries"] + rel] = min(misc[TR.DELIV][p], 5) / 5
+        vec[o["train.markers"] + rel] = misc[TR.MARKERS][p] / 4
+        st = misc[TR.STATION][p]
+        if st >= 0:
+            vec[o["train.station"] + rel * 2] = 1
+            vec[o["train.station_space"] + st] = 1
+        elif st == -2:
+            vec[o["train.station"] + rel * 2 + 1] = 1
+    for loc in range(sd.num_locations):
+        if sd.kind[loc] == TM.CITY:
+            vec[o["train.city"] + loc] = 1
+            if not TR.city_open(game, seat, loc):
+                vec[o["train.locked"] + loc] = 1
+        spot = sd.demand_spot[loc]
+        t = misc[TR.DEMAND][spot]
+        if t:
+            for i, q in enumerate(TM.DEMAND_TILES[t]):
+                vec[o["train.demand"] + loc * D.NUM_GOODS + i] = q / 3
+        vec[o["train.demand_used"] + loc] = misc[TR.USED][spot]
+        b = misc[TR.BONUS][loc]
+        if b:
+            vec[o["train.bonus"] + loc * NUM_BONUS + b - 1] = 1
+    for k, t in enumerate(misc[TR.REFILL]):
+        for i, q in enumerate(TM.DEMAND_TILES[t]):
+            vec[o["train.refill"] + k * D.NUM_GOODS + i] = q / 3
+    vec[o["train.pile"]] = len(misc[TR.PILE]) / len(TM.DEMAND_TILES)

@@ -1,0 +1,274 @@
+"""Industria, Milestones (player aid "Claim a Milestone", "Milestone Tiles", "Final Scoring", "Milestones
+Without the Train Module"; rules R13.19-R13.25, R14.3-R14.4, R16.2-R16.4, R17.4 of
+shared/reference/industria.md). One function per Milestone tile (``CONDITIONS``); the numbers are the
+tiles' own (data/trains.toml ``params``).
+
+State (``g.misc``): ``tr_ms`` the Milestone tile on each of the 4 spots; ``tr_claims[spot * n + p]`` the
+place (1st, 2nd, ...) in which p claimed it (0 = not claimed); ``tr_claim_round`` the round of the claim
+(solo VP, R17.4). Variant A (R16.3): ``tr_markers`` starts at 4 and a claim costs £5. Variant B (R16.4): a
+Demand tile beside each Milestone (``tr_demand``, refilled each Preparation from ``tr_refill``), a claim
+pays its Goods and £15, and the markers are those beside the Scoring tiles of rounds 1-4 up to now.
+"""
+from __future__ import annotations
+
+from .. import data as D
+from .. import trainmap as TM
+from ..actions import CHOOSE
+from ..board import offset_to_cube
+from ..state import K_MILESTONE
+from ..topology import bits
+from .industria_scoring import own_units, unit_type
+from .registry import apply_for, describe_for, legal_for
+from .scoring import settlements, upgrades_count
+
+MS, CLAIMS, CLAIM_ROUND = "tr_ms", "tr_claims", "tr_claim_round"
+#: the main decision's index for "Claim a Milestone" (R2.7, R13.19)
+CLAIM_ACTION = CHOOSE + 30
+NUM_SPOTS = 4
+
+
+def active(g) -> bool:
+    return MS in g.misc
+
+
+def variant(g) -> str:
+    """'train' (the Train module), 'variant_a' or 'variant_b'."""
+    return g.config.milestones or "train"
+
+
+def setup_milestones(g) -> None:
+    """R1.9 / R16.2: 4 Milestone tiles drawn at random onto the spots."""
+    tiles = list(TM.MILESTONES)
+    g.rng.shuffle(tiles)
+    n = g.num_players
+    g.misc[MS] = tiles[:NUM_SPOTS]
+    g.misc[CLAIMS] = [0] * (NUM_SPOTS * n)
+    g.misc[CLAIM_ROUND] = [0] * (NUM_SPOTS * n)
+
+
+def setup_variant(g) -> None:
+    """R16.2-R16.4: the Milestone variants without the Train module."""
+    from . import trains as TR
+    setup_milestones(g)
+    n = g.num_players
+    if variant(g) == "variant_a":
+        g.misc[TR.MARKERS] = [TM.MARKERS] * n       # R16.3: all 4 markers next to the player board
+        return
+    pile = list(TM.DEMAND_TILES)                    # R16.4
+    g.rng.shuffle(pile)
+    g.misc[TR.DEMAND] = [pile.pop(0) for _ in range(NUM_SPOTS)]
+    g.misc[TR.REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
+    g.misc[TR.PILE] = pile
+
+
+def preparation_variant_b(g) -> None:
+    """R16.4: every Preparation but the first, all Demand tiles beside the Milestones are replaced from the
+    refill track, which is replenished as normal."""
+    from . import trains as TR
+    demand, refill, pile = g.misc[TR.DEMAND], g.misc[TR.REFILL], g.misc[TR.PILE]
+    for s in range(NUM_SPOTS):
+        demand[s] = refill.pop(0) if refill else 0
+    while len(refill) < TM.REFILL_SLOTS[4] and pile:
+        refill.append(pile.pop(0))
+
+
+def claimed_by(g, spot: int, p: int) -> bool:
+    return g.misc[CLAIMS][spot * g.num_players + p] > 0
+
+
+def claimers(g, spot: int) -> int:
+    n = g.num_players
+    return sum(1 for x in g.misc[CLAIMS][spot * n:(spot + 1) * n] if x)
+
+
+# ---- the 16 conditions (R13.24; all minimum conditions, R13.23) ----------------------------------------
+def _p(tile: int, key: str) -> int:
+    return TM.MILESTONE_PARAMS[tile][key]
+
+
+def _placed(pl, units) -> int:
+    return sum(pl.units_placed(u) for u in units)
+
+
+def _triangles(g, comp: int) -> int:
+    """Triangles of 3 mutually neighbouring spaces inside the space set ``comp``."""
+    nb = g.topo.neighbours
+    count = 0
+    for a in bits(comp):
+        for b in bits(nb[a] & comp):
+            if b <= a:
+                continue
+            for c in bits(nb[a] & nb[b] & comp):
+                if c > b:
+                    count += 1
+    return count
+
+
+def _line5(g, p: int, length: int) -> bool:
+    """``length`` spaces with p's units in a straight hex line (any of the 3 axes)."""
+    rc = g.board.rowcol
+    own = {offset_to_cube(*rc[s]) for s in bits(g.players[p].spaces) if rc[s] is not None}
+    for dx, dy, dz in ((1, -1, 0), (1, 0, -1), (0, 1, -1)):
+        for x, y, z in own:
+            if (x - dx, y - dy, z - dz) in own:
+                continue
+            k = 1
+            while (x + k * dx, y + k * dy, z + k * dz) in own:
+                k += 1
+            if k >= length:
+                return True
+    return False
+
+
+def condition(g, p: int, tile: int) -> bool:
+    """Milestone ``tile``'s condition for player p now (R13.24)."""
+    pl = g.players[p]
+    if tile == 1:
+        return max(pl.imports) >= _p(1, "amount")
+    if tile == 2:
+        return pl.ports_used.bit_count() >= _p(2, "amount")          # R13.25: shipyards are not Port tiles
+    if tile == 3:
+        return _placed(pl, D.FACTORIES) >= _p(3, "amount")
+    if tile == 4:
+        return sum(pl.goods[i] for i in D.BASIC_GOODS) >= _p(4, "amount")
+    if tile == 5:
+        return sum(pl.units_left[u] for u in D.WORKERS) == 0
+    if tile == 6:
+        return upgrades_count(g, p) >= _p(6, "amount")
+    if tile == 7:
+        return sum(1 for c in settlements(g, p) if _triangles(g, c)) >= _p(7, "amount")
+    if tile == 8:
+        counts = {}
+        for _, u in own_units(g, p):
+            t = unit_type(u)
+            if u not in D.WORKERS:
+                counts[t] = counts.get(t, 0) + 1
+        return sum(1 for v in counts.values() if v >= _p(8, "amount")) >= _p(8, "types")
+    if tile == 9:
+        types = {unit_type(u) for _, u in own_units(g, p)}
+        need = {unit_type(u) for u in range(D.NUM_UNITS)}
+        return need <= types
+    if tile == 10:
+        return len(own_units(g, p)) >= _p(10, "amount")
+    if tile == 11:
+        units = own_units(g, p)
+        return any(sum(1 for s, _ in units if c >> s & 1) >= _p(11, "amount") for c in settlements(g, p))
+    if tile == 12:
+        return sum(1 for s, _ in own_units(g, p) if g.topo.along_river >> s & 1) >= _p(12, "amount")
+    if tile == 13:
+        return _line5(g, p, _p(13, "amount"))
+    if tile == 14:
+        return sum(1 for c in pl.done_contracts if D.CONTRACT_BY_ID[c].hops >= _p(14, "hops")) >= _p(14, "contracts")
+    if tile == 15:
+        kinds = set()
+        for cid in pl.done_contracts:
+            c = D.CONTRACT_BY_ID[cid]
+            kinds |= {i for i, q in enumerate(c.goods) if q}
+            if c.beef:
+                kinds.add("beef")
+            if c.mutton:
+                kinds.add("mutton")
+        return len(kinds) >= _p(15, "amount")
+    if tile == 16:
+        return sum(1 for cid in pl.done_contracts
+                   if not D.CONTRACT_BY_ID[cid].free_space and not D.CONTRACT_BY_ID[cid].bonus_upgrade) >= _p(16, "amount")
+    raise AssertionError(f"no Milestone tile {tile}")  # pragma: no cover
+
+
+# ---- claiming (R13.19-R13.21; variants R16.3, R16.4) ---------------------------------------------------
+def markers_available(g, p: int) -> int:
+    from . import trains as TR
+    if variant(g) == "variant_b":
+        n = g.num_players
+        made = sum(1 for k in range(NUM_SPOTS) if g.misc[CLAIMS][k * n + p])
+        return min(g.round, len(TM.VARIANT_B_MARKER_ROUNDS)) - made
+    return g.misc[TR.MARKERS][p]
+
+
+def claim_cost(g) -> int:
+    v = variant(g)
+    return TM.VARIANT_A_COST if v == "variant_a" else TM.VARIANT_B_COST if v == "variant_b" else 0
+
+
+def claimable(g, p: int, first_only: bool = False) -> list[int]:
+    """Spots p may claim now: a marker in stock, the condition met, not yet claimed by p (Q26)."""
+    if markers_available(g, p) <= 0:
+        return []
+    pl = g.players[p]
+    cost = claim_cost(g)
+    if pl.money < cost:
+        return []
+    out = []
+    for k, tile in enumerate(g.misc[MS]):
+        if claimed_by(g, k, p) or not condition(g, p, tile):
+            continue
+        if variant(g) == "variant_b":
+            from . import trains as TR
+            need = TM.DEMAND_TILES.get(g.misc[TR.DEMAND][k])
+            if need is None or any(pl.goods[i] < q for i, q in enumerate(need)):
+                continue
+        out.append(k)
+        if first_only:
+            break
+    return out
+
+
+def claim_options(g, p: int, out: list) -> None:
+    if active(g) and claimable(g, p, first_only=True):
+        out.append(CLAIM_ACTION)
+
+
+def start_claim(g, p: int) -> None:
+    g.stack.append((K_MILESTONE, p))
+
+
+@legal_for(K_MILESTONE)
+def legal_milestone(g, frame) -> list:
+    return [CHOOSE + k for k in claimable(g, frame[1])]
+
+
+@apply_for(K_MILESTONE)
+def apply_milestone(g, frame, action: int) -> None:
+    """R13.21: the marker goes on the highest free scoring spot (1st, 2nd, ...); the City or Tunnel is
+    unlocked for p (trains.city_open / tunnel_open ask ``claimed_by``)."""
+    from . import trains as TR
+    p = frame[1]
+    g.stack.pop()
+    k = action - CHOOSE
+    n = g.num_players
+    pl = g.players[p]
+    pl.money -= claim_cost(g)
+    if variant(g) == "variant_b":
+        for i, q in enumerate(TM.DEMAND_TILES[g.misc[TR.DEMAND][k]]):
+            pl.goods[i] -= q
+    else:
+        g.misc[TR.MARKERS][p] -= 1
+    g.misc[CLAIMS][k * n + p] = claimers(g, k) + 1
+    g.misc[CLAIM_ROUND][k * n + p] = g.round
+
+
+@describe_for(K_MILESTONE)
+def describe_milestone(g, frame) -> str:
+    opts = ", ".join(f"choose:{k}=Milestone {g.misc[MS][k]} ({TM.MILESTONE_TEXT[g.misc[MS][k]]})"
+                     for k in claimable(g, frame[1]))
+    return f"Claim a Milestone (R13.19-R13.21): {opts}"
+
+
+# ---- final scoring (R14.3, R14.4, R17.4) ---------------------------------------------------------------
+def milestone_vp(g) -> list[int]:
+    n = g.num_players
+    out = [0] * n
+    if not active(g):
+        return out
+    claims, rounds = g.misc[CLAIMS], g.misc[CLAIM_ROUND]
+    for k in range(NUM_SPOTS):
+        for p in range(n):
+            place = claims[k * n + p]
+            if not place:
+                continue
+            if n == 1:
+                out[p] += TM.SOLO_MILESTONE_VP[rounds[k * n + p] - 1]
+            else:
+                vp = TM.MILESTONE_VP[n]
+                out[p] += vp[place - 1] if place <= len(vp) else 0
+    return out

@@ -1,0 +1,527 @@
+"""Industria, the Train module (player aid "Train Module"; rules R1.8-R1.13, R2.2-R2.5, R13.1-R13.18,
+R15.2-R15.7, R17.2-R17.5 of shared/reference/industria.md). Milestones are in milestones.py, the 24
+Delivery bonuses in deliveries.py, the static map in ../trainmap.py.
+
+State (``g.misc``, flat lists of ints; cloned and saved with the rest of ``misc``):
+
+- ``tr_at`` / ``tr_mini``: each player's Train / Mini-train location (-1 = not placed; Mini-trains in
+  2-player games only, R15.2); ``tr_tilt``: 1 once the Train is exhausted this round (R13.13).
+- ``tr_deliv``: deliveries made (the Delivery track markers taken, R13.11); ``tr_markers``: unlocked
+  Milestone markers in stock (R13.19); ``tr_station``: -1 on the track, -2 discarded (R13.17), else its space.
+- ``tr_bonus``: the Delivery bonus tile on each location (0 = none; solo: 0 once delivered there, R17.3).
+- ``tr_demand`` / ``tr_used``: the Demand tile on each Demand spot (0 = none) and whether it was used this
+  round (R2.2); ``tr_refill``: the face-up refill area, leftmost first; ``tr_pile``: the hidden Demand pile.
+- Milestone spots: see milestones.py (``tr_ms``, ``tr_claims``, ``tr_claim_round``).
+
+Decisions: ``train_place`` (R1.12/R1.13, choose:<location>; 2-player first placements also
+choose:<16 + location> for the Mini-train), ``train_move`` (R13.2-R13.8: choose:<location> for each step,
+done to stop after one), ``station`` (R13.14-R13.17, space:<s>). The main decision offers the Train action as
+choose:31 (TRAIN_ACTION) and the Milestone claim as choose:30 (milestones.CLAIM_ACTION).
+"""
+from __future__ import annotations
+
+from .. import data as D
+from .. import trainmap as TM
+from ..actions import CHOOSE, DONE, SPACE
+from ..state import K_HOOK, K_STATION, K_TRAIN_MOVE, K_TRAIN_PLACE
+from ..topology import bits
+from . import deliveries as DL
+from . import milestones as MS
+from .common import reach
+from .registry import apply_for, describe_for, hook, legal_for
+
+AT, MINI, TILT, DELIV, MARKERS, STATION = "tr_at", "tr_mini", "tr_tilt", "tr_deliv", "tr_markers", "tr_station"
+BONUS, DEMAND, USED, REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_demand", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
+#: the main decision's index for the Train action (R13.1)
+TRAIN_ACTION = CHOOSE + 31
+#: offset of a Mini-train location in train_place / train_move answers (2-player side, <= 16 locations)
+MINI_OFFSET = 16
+TRAIN, MINITRAIN = 0, 1
+
+
+def on(g) -> bool:
+    return g.config.trains
+
+
+_SIDES = {n: TM.side_for(n) for n in (1, 2, 3, 4)}
+
+
+def side(g) -> TM.TrainSide:
+    return _SIDES[g.num_players]
+
+
+def has_minis(g) -> bool:
+    return g.num_players == 2
+
+
+# ---- setup (R1.9-R1.12) -------------------------------------------------------------------------------
+def setup(g) -> None:
+    """R1.9: Delivery bonus tiles on every location, Milestone tiles on the 4 spots and Demand tiles on the
+    Demand spots, each drawn at random; R1.10: the refill area; R1.11: markers and station on the track."""
+    rng = g.rng
+    sd = side(g)
+    n = g.num_players
+    from .deliveries import IMPLEMENTED
+    bonuses = [b for b in TM.DELIVERY_BONUSES if b in IMPLEMENTED]   # the modelled tiles (deliveries.py)
+    rng.shuffle(bonuses)
+    g.misc[BONUS] = bonuses[:sd.num_locations]
+    from .milestones import setup_milestones
+    setup_milestones(g)
+    pile = list(TM.DEMAND_TILES)
+    rng.shuffle(pile)
+    g.misc[DEMAND] = [pile.pop(0) for _ in range(sd.num_demand_spots)]
+    g.misc[USED] = [0] * sd.num_demand_spots
+    g.misc[REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[n])]
+    g.misc[PILE] = pile
+    g.misc[AT] = [-1] * n
+    if has_minis(g):
+        g.misc[MINI] = [-1] * n
+    g.misc[TILT] = [0] * n
+    g.misc[DELIV] = [0] * n
+    g.misc[MARKERS] = [0] * n
+    g.misc[STATION] = [-1] * n
+    if n == 1:
+        g.misc[SOLO_DONE] = [0] * sd.num_locations
+
+
+def placement_frames(g) -> list:
+    """R1.12: after the first Workers, in reverse turn order, each Train on a Town; R1.13 (2 players): the
+    2nd player places a Train or Mini-train, then the 1st; then the 2nd the other one, then the 1st."""
+    if not on(g):
+        return []
+    order = g.turn_order
+    if has_minis(g):
+        first, second = order
+        return [(K_TRAIN_PLACE, second, -1), (K_TRAIN_PLACE, first, -1),
+                (K_TRAIN_PLACE, second, 2), (K_TRAIN_PLACE, first, 2)]
+    return [(K_TRAIN_PLACE, p, TRAIN) for p in reversed(order)]
+
+
+def occupied_locations(g) -> set:
+    out = {x for x in g.misc[AT] if x >= 0}
+    if has_minis(g):
+        out |= {x for x in g.misc[MINI] if x >= 0}
+    return out
+
+
+@legal_for(K_TRAIN_PLACE)
+def legal_train_place(g, frame) -> list:
+    _, p, which = frame
+    taken = occupied_locations(g)
+    free = [t for t in side(g).towns if t not in taken]
+    if which == -1:
+        return [CHOOSE + t for t in free] + [CHOOSE + MINI_OFFSET + t for t in free]
+    return [CHOOSE + t for t in free]
+
+
+@apply_for(K_TRAIN_PLACE)
+def apply_train_place(g, frame, action: int) -> None:
+    _, p, which = frame
+    g.stack.pop()
+    k = action - CHOOSE
+    if which == -1:
+        piece, loc = (MINITRAIN, k - MINI_OFFSET) if k >= MINI_OFFSET else (TRAIN, k)
+    elif which == 2:
+        piece, loc = (MINITRAIN if g.misc[AT][p] >= 0 else TRAIN), k
+    else:
+        piece, loc = TRAIN, k
+    g.misc[MINI if piece == MINITRAIN else AT][p] = loc
+
+
+@describe_for(K_TRAIN_PLACE)
+def describe_train_place(g, frame) -> str:
+    sd = side(g)
+    if frame[2] == -1:
+        return (f"Place your Train (choose:<town>) or your Mini-train (choose:{MINI_OFFSET}+<town>) on a free Town "
+                f"(R1.13); towns: " + ", ".join(f"{t}={sd.ids[t]}" for t in sd.towns))
+    what = "Mini-train" if frame[2] == 2 and g.misc[AT][frame[1]] >= 0 else "Train"
+    return f"Place your {what} on a free Town (choose:<town>; R1.12): " + ", ".join(f"{t}={sd.ids[t]}" for t in sd.towns)
+
+
+# ---- Preparation (R2.2-R2.5) -------------------------------------------------------------------------
+def preparation(g) -> None:
+    """R2.2 discard the used Demand tiles; R2.3 refill Cities first, then Towns, from the leftmost tile of the
+    refill area, lowest-numbered spot upward; R2.4 slide and top up the refill area; R2.5 Trains upright."""
+    sd = side(g)
+    demand, used, refill, pile = g.misc[DEMAND], g.misc[USED], g.misc[REFILL], g.misc[PILE]
+    for s in range(sd.num_demand_spots):
+        if used[s]:
+            demand[s] = 0
+            used[s] = 0
+    order = [s for s in range(sd.num_demand_spots) if sd.spot_is_city[s]] + \
+            [s for s in range(sd.num_demand_spots) if not sd.spot_is_city[s]]
+    for s in order:
+        if not demand[s] and refill:
+            demand[s] = refill.pop(0)
+    while len(refill) < TM.REFILL_SLOTS[g.num_players] and pile:
+        refill.append(pile.pop(0))
+    tilt = g.misc[TILT]
+    for p in range(g.num_players):
+        tilt[p] = 0
+
+
+# ---- movement (R13.2-R13.8, R15.4-R15.7) ---------------------------------------------------------------
+def city_open(g, p: int, loc: int) -> bool:
+    """R13.3/R13.22: a City can be passed or reached once p claimed its Milestone."""
+    spot = side(g).city_spot(loc)
+    return spot < 0 or MS.claimed_by(g, spot, p)
+
+
+def tunnel_open(g, p: int, a: int, b: int) -> bool:
+    spot = side(g).tunnel_spot(a, b)
+    return spot < 0 or MS.claimed_by(g, spot, p)
+
+
+def _others_at(g, p: int, loc: int) -> list[tuple[int, int]]:
+    """(player, piece) of other players' Trains (and Mini-trains) on ``loc``."""
+    out = []
+    for q, x in enumerate(g.misc[AT]):
+        if q != p and x == loc:
+            out.append((q, TRAIN))
+    if has_minis(g):
+        for q, x in enumerate(g.misc[MINI]):
+            if q != p and x == loc:
+                out.append((q, MINITRAIN))
+    return out
+
+
+def fee(g, p: int, locs) -> int:
+    """R13.5: £3 per player whose Train is on a location passed or reached (each player once); 2 players,
+    R15.7: £3 per opponent Train or Mini-train met; own trains never pay (R15.6)."""
+    met = set()
+    for loc in locs:
+        for q, piece in _others_at(g, p, loc):
+            met.add((q, piece) if has_minis(g) else q)
+    return TM.PASS_FEE * len(met)
+
+
+def demand_spot_tile(g, loc: int) -> tuple[int, int]:
+    s = side(g).demand_spot[loc]
+    return s, g.misc[DEMAND][s]
+
+
+def can_deliver(g, p: int, loc: int) -> bool:
+    """R13.8: a Demand tile is there and p can pay its Goods (R13.9; with Port tile 16's Train half, less,
+    deliveries.demand_options); solo R17.3: once per location."""
+    _, tile = demand_spot_tile(g, loc)
+    if not tile:
+        return False
+    if g.num_players == 1 and g.misc[SOLO_DONE][loc]:
+        return False
+    from .deliveries import demand_payments
+    return bool(demand_payments(g, p, tile))
+
+
+def deliverable(g, p: int) -> set:
+    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there."""
+    sd = side(g)
+    demand = g.misc[DEMAND]
+    solo_done = g.misc.get(SOLO_DONE)
+    have = g.players[p].goods
+    port = 16 in g.port_tiles and DL.port16_slot(g, p) >= 0
+    out = set()
+    members = _SPOT_LOCATIONS[sd.name]
+    for s, tile in enumerate(demand):
+        if not tile:
+            continue
+        if port:
+            ok = bool(DL.demand_payments(g, p, tile))
+        else:
+            ok = True
+            for i, q in _NEEDS[tile]:
+                if have[i] < q:
+                    ok = False
+                    break
+        if ok:
+            for loc in members[s]:
+                if not (solo_done and solo_done[loc]):
+                    out.add(loc)
+    return out
+
+
+#: side name -> the locations of each Demand spot
+_SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd.demand_spot[i] == s)
+                                  for s in range(sd.num_demand_spots)) for sd in TM.SIDES.values()}
+
+
+#: Demand tile -> its (Good, quantity) pairs
+_NEEDS = {t: tuple((i, q) for i, q in enumerate(v) if q) for t, v in TM.DEMAND_TILES.items()}
+
+
+def paths(g, p: int, piece: int, first_only: bool = False) -> list[tuple[int, int, int, bool]]:
+    """Every legal movement (mid (-1 for one step), destination, fee, Tunnel used) of p's Train or Mini-train
+    (``first_only``: stop at the first one found)."""
+    sd = side(g)
+    start = g.misc[MINI if piece == MINITRAIN else AT][p]
+    other = (g.misc[AT] if piece == MINITRAIN else g.misc.get(MINI, [-1] * g.num_players))[p]
+    money = g.players[p].money
+    out = []
+    ends = deliverable(g, p) if piece == TRAIN else None
+    if ends is not None and not ends:
+        return out
+    minis = has_minis(g)
+    met_at: dict = {}                      # location -> the other players (2 players: pieces) there
+    for q, x in enumerate(g.misc[AT]):
+        if q != p and x >= 0:
+            met_at.setdefault(x, []).append((q, TRAIN) if minis else q)
+    if minis:
+        for q, x in enumerate(g.misc[MINI]):
+            if q != p and x >= 0:
+                met_at.setdefault(x, []).append((q, MINITRAIN))
+
+    def fee_of(a, b=-1):
+        m = met_at.get(a, ())
+        if b >= 0 and b in met_at:
+            return TM.PASS_FEE * len(set(m) | set(met_at[b]))
+        return TM.PASS_FEE * len(m)
+
+    def ok_end(loc, f):
+        if loc == start or loc == other or f > money:
+            return False
+        return ends is None or loc in ends
+
+    for a, t1 in sd.neighbours(start):
+        if t1 and not tunnel_open(g, p, start, a):
+            continue
+        if sd.kind[a] == TM.CITY and not city_open(g, p, a):
+            continue
+        f1 = fee_of(a)
+        if f1 > money:
+            continue                   # R13.5: cannot move into a location it cannot pay for
+        if ok_end(a, f1):
+            out.append((-1, a, f1, t1))
+            if first_only:
+                return out
+        for b, t2 in sd.neighbours(a):
+            if b == start or (t2 and not tunnel_open(g, p, a, b)):
+                continue
+            if sd.kind[b] == TM.CITY and not city_open(g, p, b):
+                continue
+            f2 = fee_of(a, b)
+            if ok_end(b, f2):
+                out.append((a, b, f2, t1 or t2))
+                if first_only:
+                    return out
+    return out
+
+
+def can_take_train_action(g, p: int) -> bool:
+    if g.misc[AT][p] < 0:
+        return False
+    if not g.misc[TILT][p] and paths(g, p, TRAIN, first_only=True):
+        return True
+    return False
+
+
+def train_options(g, p: int, out: list) -> None:
+    """R13.1: the Train action, once per round (the Train is upright)."""
+    if can_take_train_action(g, p):
+        out.append(TRAIN_ACTION)
+
+
+def start_train_action(g, p: int, extra: bool = False) -> None:
+    """A Train action (R13.1; ``extra``: the additional one a Tunnel grants, R13.6). In 2-player games the
+    Mini-train moves too, in either order (R15.4): the first answer says which piece moves first."""
+    if has_minis(g):
+        g.stack.append((K_TRAIN_MOVE, p, -1, -1))
+    else:
+        g.stack.append((K_TRAIN_MOVE, p, TRAIN, -1))
+
+
+@legal_for(K_TRAIN_MOVE)
+def legal_train_move(g, frame) -> list:
+    _, p, piece, first = frame
+    if piece == -1:                    # 2 players: the Train or the Mini-train first
+        train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN)})
+        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p)})
+        return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini]
+    ps = mini_paths(g, p) if piece == MINITRAIN and _train_still_to_move(g, p) else paths(g, p, piece)
+    if first < 0:
+        return sorted({CHOOSE + (m if m >= 0 else d) for m, d, _, _ in ps})
+    out = [CHOOSE + d for m, d, _, _ in ps if m == first]
+    if any(m == -1 and d == first for m, d, _, _ in ps):
+        out.append(DONE)
+    return out
+
+
+def _train_still_to_move(g, p: int) -> bool:
+    return any(f[0] == K_HOOK and f[1] == p and f[2] == "train_other" and f[3] == TRAIN for f in g.stack[-2:])
+
+
+def mini_paths(g, p: int) -> list:
+    """Mini-train moves made before the Train's: only those after which the Train can still deliver
+    (R13.8: a Train action always delivers; T5)."""
+    out = []
+    mini = g.misc[MINI]
+    start, money = mini[p], g.players[p].money
+    for path in paths(g, p, MINITRAIN):
+        mini[p] = path[1]
+        g.players[p].money = money - path[2]
+        ok = bool(paths(g, p, TRAIN))
+        mini[p] = start
+        g.players[p].money = money
+        if ok:
+            out.append(path)
+    return out
+
+
+@apply_for(K_TRAIN_MOVE)
+def apply_train_move(g, frame, action: int) -> None:
+    _, p, piece, first = frame
+    g.stack.pop()
+    if piece == -1:
+        k = action - CHOOSE
+        piece, loc = (MINITRAIN, k - MINI_OFFSET) if k >= MINI_OFFSET else (TRAIN, k)
+        g.stack.append((K_HOOK, p, "train_other", 1 - piece))     # the other piece moves afterwards
+        g.stack.append((K_TRAIN_MOVE, p, piece, loc))
+        return
+    if first < 0:
+        g.stack.append((K_TRAIN_MOVE, p, piece, action - CHOOSE))
+        return
+    if action == DONE:
+        path = next(x for x in paths(g, p, piece) if x[0] == -1 and x[1] == first)
+    else:
+        path = next(x for x in paths(g, p, piece) if x[0] == first and x[1] == action - CHOOSE)
+    finish_move(g, p, piece, path)
+
+
+@hook("train_other")
+def train_other(g, p: int, piece: int) -> None:
+    """R15.4: the other piece of a 2-player Train action moves (if it can)."""
+    if paths(g, p, piece):
+        g.stack.append((K_TRAIN_MOVE, p, piece, -1))
+
+
+def finish_move(g, p: int, piece: int, path) -> None:
+    """Pay the fees (before the delivery, R15.7), move, and for the Train deliver (R13.9-R13.13)."""
+    mid, dest, f, tunnel = path
+    g.players[p].money -= f
+    if piece == MINITRAIN:
+        g.misc[MINI][p] = dest          # R13.7: a Mini-train never grants the extra action
+        return
+    g.misc[AT][p] = dest
+    if tunnel:                           # R13.6: an additional Train action after this one
+        g.stack.append((K_HOOK, p, "train_extra"))
+    from .deliveries import start_delivery
+    start_delivery(g, p, dest)
+
+
+@hook("train_extra")
+def train_extra(g, p: int) -> None:
+    """R13.6 / Q20: the Tunnel's additional Train action (even though the Train was just tilted)."""
+    if paths(g, p, TRAIN):
+        start_train_action(g, p, extra=True)
+
+
+@describe_for(K_TRAIN_MOVE)
+def describe_train_move(g, frame) -> str:
+    _, p, piece, first = frame
+    sd = side(g)
+    if piece == -1:
+        return (f"Train action: move your Train first (choose:<location>) or your Mini-train first "
+                f"(choose:{MINI_OFFSET}+<location>), one location along a track (R15.4)")
+    what = "Mini-train" if piece == MINITRAIN else "Train"
+    if first < 0:
+        return (f"Train action: move your {what} from {sd.ids[g.misc[MINI if piece else AT][p]]} one location along "
+                f"a track (choose:<location>; £{TM.PASS_FEE} per other Train met, R13.5)")
+    return f"Train action: your {what} is passing {sd.ids[first]}; continue (choose:<location>) or stop there (done)"
+
+
+# ---- the Delivery track and the Train station (R13.11, R13.14-R13.18) ----------------------------------
+def take_track_marker(g, p: int) -> None:
+    """R13.11: the leftmost marker of p's Delivery track: a Milestone marker to stock (R13.19), and the 5th
+    the Train station, placed at once (R13.14). Also Port tile 17's Train half (R13.18)."""
+    deliv = g.misc[DELIV]
+    deliv[p] += 1
+    if deliv[p] <= TM.MARKERS:
+        g.misc[MARKERS][p] += 1
+    elif deliv[p] == TM.STATION_AFTER:
+        g.stack.append((K_HOOK, p, "train_station"))
+
+
+def station_targets(g, p: int) -> int:
+    """R13.15: land spaces in p's reach with another player's unit, no station yet, not adjacent to a
+    space with a station."""
+    topo = g.topo
+    stations = [s for s in g.misc[STATION] if s >= 0]
+    near = 0
+    for s in stations:
+        near |= 1 << s
+        near |= topo.neighbours[s] | _adjacent_mask(g, s)
+    others = 0
+    for q in range(g.num_players):
+        if q != p:
+            others |= g.players[q].spaces
+    mask = reach(g, p) & topo.land_mask & others & ~near
+    from .stacking import stacked_unit
+    out = 0
+    for s in bits(mask):
+        if stacked_unit(g, s) < 0 and g.occupant[s] >= 0:       # Q27: room for one more (capacity 2)
+            out |= 1 << s
+    return out
+
+
+def _adjacent_mask(g, s: int) -> int:
+    return sum(1 << t for t in g.board.adjacent[s])
+
+
+@hook("train_station")
+def train_station(g, p: int) -> None:
+    if station_targets(g, p):
+        g.stack.append((K_STATION, p))
+    else:
+        g.misc[STATION][p] = -2          # R13.17: back to the box
+
+
+@legal_for(K_STATION)
+def legal_station(g, frame) -> list:
+    return [SPACE + s for s in bits(station_targets(g, frame[1]))]
+
+
+@apply_for(K_STATION)
+def apply_station(g, frame, action: int) -> None:
+    """R13.16: free, no Neighbourhood or Farmers market bonus. The station counts as one of p's units on the
+    space for p's Settlements and reach (scoring.settlements, common.reach); if the other player's unit
+    leaves, the station stays and the space is p's only (a blocked space, common.remove_unit). It is no
+    unit type: unit counts (Scoring tiles, Milestones, Awards) do not include it (T7)."""
+    p = frame[1]
+    g.stack.pop()
+    g.misc[STATION][p] = action - SPACE
+    g.players[p].reach = -1
+
+
+@describe_for(K_STATION)
+def describe_station(g, frame) -> str:
+    return ("Place your Train station (R13.15): a land space in your reach with another player's unit, no station, "
+            "not adjacent to a station (space:<space>)")
+
+
+def station_spaces(g) -> dict:
+    """{space: owner} of the Train stations on the map."""
+    if STATION not in g.misc:
+        return {}
+    return {s: p for p, s in enumerate(g.misc[STATION]) if s >= 0}
+
+
+# ---- final scoring (R14.2-R14.4, R17.4-R17.5) ----------------------------------------------------------
+def score_lines(g) -> list[dict]:
+    """Per seat: ``delivery_track`` (trains), ``milestones``, and solo with the Train map ``train_map``
+    (-30 VP, R17.5)."""
+    from .milestones import milestone_vp
+    n = g.num_players
+    ms = milestone_vp(g)
+    rows = []
+    for p in range(n):
+        row = {}
+        if on(g):
+            k = g.misc[DELIV][p]
+            row["delivery_track"] = TM.DELIVERY_TRACK_VP[min(k, len(TM.DELIVERY_TRACK_VP)) - 1] if k else 0
+        row["milestones"] = ms[p]
+        if on(g) and n == 1:
+            row["train_map"] = -TM.SOLO_TRAIN_PENALTY
+        rows.append(row)
+    return rows
+
+
+#: markers on a Delivery track (4 Milestone markers and the station): Port tile 17 needs one left
+STATION_AFTER_TRACK = TM.STATION_AFTER

@@ -1,0 +1,84 @@
+"""Public views of the Train module and the Milestones (``public_state()["industria"]["trains"]``,
+``render_text`` and ``clans play``). The Demand pile's order is hidden: only its size is shown."""
+from __future__ import annotations
+
+from . import data as D
+from . import trainmap as TM
+from .rules import milestones as MS
+from .rules import trains as TR
+
+
+def _goods(tile: int) -> dict:
+    return {D.GOODS[i]: q for i, q in enumerate(TM.DEMAND_TILES[tile]) if q} if tile else {}
+
+
+def train_view(g) -> dict:
+    misc = g.misc
+    n = g.num_players
+    out: dict = {"variant": MS.variant(g)}
+    if MS.MS in misc:
+        out["milestones"] = [{"spot": k, "tile": t, "text": TM.MILESTONE_TEXT[t],
+                              "claims": {p: misc[MS.CLAIMS][k * n + p] for p in range(n) if misc[MS.CLAIMS][k * n + p]}}
+                             for k, t in enumerate(misc[MS.MS])]
+    if TR.AT not in misc:
+        if TR.DEMAND in misc:
+            out["milestone_demand"] = [_goods(t) for t in misc[TR.DEMAND]]
+            out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
+            out["demand_pile"] = len(misc[TR.PILE])
+        if TR.MARKERS in misc:
+            out["markers"] = list(misc[TR.MARKERS])
+        return out
+    sd = TR.side(g)
+    out["side"] = sd.name
+    out["locations"] = [{"id": sd.ids[i], "kind": sd.kind[i], "demand": _goods(misc[TR.DEMAND][sd.demand_spot[i]]),
+                         "demand_used": bool(misc[TR.USED][sd.demand_spot[i]]), "delivery_bonus": misc[TR.BONUS][i],
+                         "delivery_bonus_text": TM.DELIVERY_TEXT.get(misc[TR.BONUS][i])}
+                        for i in range(sd.num_locations)]
+    out["trains"] = [sd.ids[x] if x >= 0 else None for x in misc[TR.AT]]
+    if TR.MINI in misc:
+        out["mini_trains"] = [sd.ids[x] if x >= 0 else None for x in misc[TR.MINI]]
+    out["tilted"] = [bool(x) for x in misc[TR.TILT]]
+    out["deliveries"] = list(misc[TR.DELIV])
+    out["markers"] = list(misc[TR.MARKERS])
+    out["stations"] = [(g.board.label[s] if s >= 0 else ("track" if s == -1 else "discarded")) for s in misc[TR.STATION]]
+    out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
+    out["demand_pile"] = len(misc[TR.PILE])
+    res = misc.get("reserved", [])
+    out["reserved"] = [{"space": g.board.label[res[i]], "player": res[i + 1]} for i in range(0, len(res), 2)]
+    return out
+
+
+def train_text(g) -> str:
+    v = train_view(g)
+    parts = []
+    for m in v.get("milestones", []):
+        claims = ",".join(f"P{p}#{k}" for p, k in m["claims"].items())
+        parts.append(f"Milestone {m['tile']}{' [' + claims + ']' if claims else ''}")
+    if "trains" in v:
+        tr = " ".join(f"P{p}@{x}{'(tilted)' if v['tilted'][p] else ''}" for p, x in enumerate(v["trains"]))
+        if "mini_trains" in v:
+            tr += " minis " + " ".join(f"P{p}@{x}" for p, x in enumerate(v["mini_trains"]))
+        parts.append(f"Trains {tr} | deliveries {v['deliveries']} markers {v['markers']}")
+        dem = " ".join(f"{l['id']}:{'+'.join(f'{q}{k}' for k, q in l['demand'].items()) or '-'}"
+                       f"{'*' if l['demand_used'] else ''}/b{l['delivery_bonus']}" for l in v["locations"])
+        parts.append(f"Train map {v['side']}: {dem}")
+    return " | ".join(parts)
+
+
+def choose_context(g, off: int) -> str:
+    """What choose:<off> means in the pending Train / Milestone decision (for action_to_string)."""
+    from .state import K_DELIVERY, K_MAIN, K_MILESTONE, K_TRAIN_MOVE, K_TRAIN_PLACE
+    kind = g.stack[-1][0]
+    if kind == K_MAIN:
+        return {31: "Train action", 30: "Claim a Milestone"}.get(off, "")
+    if kind in (K_TRAIN_MOVE, K_TRAIN_PLACE) and TR.AT in g.misc:
+        sd = TR.side(g)
+        if off >= TR.MINI_OFFSET and off - TR.MINI_OFFSET < sd.num_locations and TR.MINI in g.misc:
+            return f"Mini-train to {sd.ids[off - TR.MINI_OFFSET]}"
+        return f"to {sd.ids[off]}" if off < sd.num_locations else ""
+    if kind == K_MILESTONE and off < len(g.misc.get(MS.MS, [])):
+        return f"Milestone {g.misc[MS.MS][off]}"
+    if kind == K_DELIVERY:
+        parts = TM.DELIVERY_PARTS[g.stack[-1][2]]
+        return parts[off]["kind"] if off < len(parts) else ""
+    return ""
