@@ -301,3 +301,17 @@ def test_published_results_are_on_the_shipped_ladder_and_in_the_doc():
         assert r.rating == L.rerate(r, lad).rating          # its rating is the fit of its own games
     doc = (root / "docs" / "leaderboard.md").read_text(encoding="utf-8")
     assert L.leaderboard_markdown(results) in doc, "docs/leaderboard.md's table is stale: regenerate it"
+
+
+def test_standard_v2_has_the_automa_levels_and_a_ladder_plays_an_automa_seat(tmp_path):
+    """Issue 20: the ladder includes the Automa at levels 1, 3 and 5 (standard-v2); an Automa opponent
+    is a seat of the game, played and reported (unrated opponents are left out of the rating)."""
+    lad = L.load_ladder("standard-v2")
+    automa = {o.name: o.spec for o in lad.opponents if o.spec.startswith("automa:")}
+    assert automa == {"automa-1": "automa:level=1", "automa-3": "automa:level=3", "automa-5": "automa:level=5"}
+    text = TINY.replace('spec = "heuristic:noise=3"', 'spec = "automa:level=1"').replace('name = "noisy"', 'name = "automa-1"')
+    res = L.run_ladder("heuristic", str(write(tmp_path, text)), formats=["2p"], solo=False, progress=False)
+    rows = {o["name"]: o for o in res.formats["2p"]["opponents"]}
+    assert rows["automa-1"]["games"] == 2 and rows["automa-1"]["rating"] is None
+    assert rows["automa-1"]["opponent_mean_vp"] > 0
+    assert any("automa-1" in note for note in res.notes)
