@@ -1,4 +1,5 @@
-"""``clans train ppo``: start, or with ``--resume`` continue, a masked-PPO self-play run.
+"""``clans train ppo`` / ``clans train az``: start, or with ``--resume`` continue, a masked-PPO or an
+AlphaZero-style self-play run (``clans train az`` is described in docs/alphazero.md).
 
     clans train ppo --config training/configs/ppo_2p.toml --out runs/my_run
     clans train ppo --out runs/my_run --resume                      # after a crash or Ctrl-C
@@ -59,7 +60,72 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     add_ray_arguments(ppo, "self-play collection and evaluation matches on Ray actors (--workers of them; 0 = one "
                            "per Ray CPU), the PPO update in this process")
     ppo.set_defaults(func=run_train_ppo)
+    add_az_parser(algos)
     return train
+
+
+#: flag name -> AZConfig field for ``clans train az``
+_AZ_FLAGS = {
+    "iterations": (int, "self-play + training iterations in total"),
+    "seed": (int, "run seed (every game, noise draw and minibatch derives from it)"),
+    "games_per_iteration": (int, "self-play games per iteration"),
+    "parallel_games": (int, "games played side by side (their searches share forward passes)"),
+    "sims": (int, "simulations per searched move in self-play"),
+    "eval_every": (int, "iterations between evaluations"),
+    "checkpoint_every": (int, "iterations between checkpoints"),
+}
+
+
+def add_az_parser(algos) -> None:
+    """``clans train az``: AlphaZero-style self-play (training/az.py, docs/alphazero.md)."""
+    az = algos.add_parser("az", help="AlphaZero-style self-play (PUCT search + policy-value network)",
+                          description="AlphaZero-style self-play: PUCT self-play games into a replay buffer, SGD on "
+                                      "visit distributions and outcomes, evaluation against the previous best and "
+                                      "reference agents; see docs/alphazero.md.\n\n"
+                                      "  clans train az --config training/configs/az_2p.toml --out runs/az\n"
+                                      "  clans train az --out runs/az --resume",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    az.add_argument("--config", help="TOML or JSON config file (training/configs/az_2p.toml is the shipped one)")
+    az.add_argument("--out", required=True, help="run directory (checkpoints, buffer, logs, TensorBoard)")
+    az.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    for name, (typ, help_) in _AZ_FLAGS.items():
+        az.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, default=None, help=help_)
+    az.add_argument("--set", dest="sets", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override any config field (VALUE in TOML syntax); repeatable")
+    az.add_argument("--max-iterations", type=int, default=None, help="stop after this many iterations in this session")
+    az.add_argument("--max-minutes", type=float, default=None,
+                    help="stop (with a checkpoint) after this much wall time in this session")
+    az.add_argument("--no-progress", action="store_true", help="no progress bar")
+    az.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard event files")
+    az.add_argument("--device", default="auto",
+                    help="where the SGD steps run: auto (a GPU when one is present, else the CPU; default), cpu, "
+                         "cuda or cuda:N; self-play search runs on the CPU")
+    az.set_defaults(func=run_train_az)
+
+
+def run_train_az(args) -> int:
+    from training.az import AZConfig, run
+
+    overrides = {name: getattr(args, name) for name in _AZ_FLAGS}
+    overrides.update(_parse_sets(args.sets))
+    try:
+        if args.resume:
+            if args.config:
+                print("note: --resume uses the configuration stored in the checkpoint; --config is ignored",
+                      file=sys.stderr)
+            config = None
+        else:
+            config = AZConfig.load(args.config) if args.config else AZConfig()
+            config = config.replace(**overrides)
+        trainer = run(config, args.out, resume=args.resume, overrides=overrides, max_iterations=args.max_iterations,
+                      max_seconds=None if args.max_minutes is None else 60 * args.max_minutes,
+                      progress=not args.no_progress, tensorboard=not args.no_tensorboard, device=args.device)
+    except (ValueError, FileNotFoundError, FileExistsError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"run {args.out}: {trainer.iteration} iterations, {trainer.games} self-play games; checkpoint "
+          f"{trainer.out / 'checkpoint.pt'}, model {trainer.out / 'model.pt'}, best {trainer.out / 'best.pt'}")
+    return 0
 
 
 def _parse_sets(items: list[str]) -> dict:
