@@ -46,7 +46,7 @@ from clans_env.env.rewards import final_rewards
 
 from .base import Agent
 from .mcts import hidden_order_removed
-from .ppo import CheckpointError, adapt_to_encoder, load_policy
+from .ppo import PPOAgent, load_policy
 
 REWARD_KINDS = ("win", "rank", "score", "win+score")
 
@@ -299,6 +299,7 @@ class NetEvaluator:
         self.encoder = encoder
         self.forward_passes = 0
         self.positions = 0
+        self.net_seconds = 0.0       # time inside the forward passes
 
     @torch.no_grad()
     def __call__(self, leaves: list[Leaf]) -> None:
@@ -310,7 +311,9 @@ class NetEvaluator:
             obs[i] = enc.encode(lf.state, lf.seat)
             mask[i, lf.legal] = True
         m = torch.from_numpy(mask)
+        t0 = time.perf_counter()
         logits, values = self.net(torch.from_numpy(obs), m)
+        self.net_seconds += time.perf_counter() - t0
         probs = torch.softmax(logits.masked_fill(~m, float("-inf")), dim=-1).numpy()
         values = values.double().tolist()
         self.forward_passes += 1
@@ -417,17 +420,9 @@ class AZAgent(Agent):
         state["_root_history"] = None
         return state
 
-    def _encoder_for(self, game):
-        if game.num_players != self.num_players:
-            raise CheckpointError(f"model {self.path!r} was trained with num_players={self.num_players}, "
-                                  f"but this game has num_players={game.num_players}")
-        modules = game.config.industria_modules
-        if self._encoder is None or self._encoder.industria != modules:
-            from clans_env.encoding import ObservationEncoder
-            enc = ObservationEncoder(self.num_players, industria=modules)
-            adapt_to_encoder(self.net, self.checkpoint, enc, self.path)
-            self._encoder = enc
-        return self._encoder
+    #: the observation encoder for a game (checks the player count, follows Industria modules and
+    #: moved encoder slices): the same attributes as PPOAgent's, so its method serves both
+    _encoder_for = PPOAgent._encoder_for
 
     def search(self, game) -> Search:
         """Search ``game`` (reusing the previous tree where it applies) and return the finished

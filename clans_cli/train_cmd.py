@@ -33,29 +33,35 @@ _FLAGS = {
 }
 
 
+def add_run_arguments(p, flags: dict, config_name: str, files: str, unit: str, device_help: str) -> None:
+    """The arguments every ``clans train ALGORITHM`` shares: config, out, resume, the algorithm's own
+    flags (``flags``: field -> (type, help)), --set, session budgets, progress, TensorBoard, device."""
+    p.add_argument("--config", help=f"TOML or JSON config file (training/configs/{config_name} is the shipped one)")
+    p.add_argument("--out", required=True, help=f"run directory ({files}); e.g. runs/NAME")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    for name, (typ, help_) in flags.items():
+        p.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, default=None, help=help_)
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="FIELD=VALUE",
+                   help="override any config field (VALUE in TOML syntax); repeatable")
+    p.add_argument(f"--max-{unit}", type=int, default=None, help=f"stop after this many {unit} in this session")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="stop (with a checkpoint) after this much wall time in this session")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard event files")
+    p.add_argument("--device", default="auto", help=device_help)
+
+
 def add_train_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``train`` (with its ``ppo`` algorithm) on an argparse subparsers object."""
+    """Register ``train`` (with its ``ppo`` and ``az`` algorithms) on an argparse subparsers object."""
     train = subparsers.add_parser("train", help="train agents by self-play",
                                   description="Train agents by self-play (see docs/training.md).")
     algos = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
     algos.required = True
     ppo = algos.add_parser("ppo", help="masked PPO self-play", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    ppo.add_argument("--config", help="TOML or JSON config file (training/configs/ppo_2p.toml is the shipped one)")
-    ppo.add_argument("--out", required=True, help="run directory (checkpoints, logs, TensorBoard); e.g. runs/NAME")
-    ppo.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
-    for name, (typ, help_) in _FLAGS.items():
-        ppo.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, default=None, help=help_)
-    ppo.add_argument("--set", dest="sets", action="append", default=[], metavar="FIELD=VALUE",
-                     help="override any config field (VALUE in TOML syntax); repeatable")
-    ppo.add_argument("--max-updates", type=int, default=None, help="stop after this many updates in this session")
-    ppo.add_argument("--max-minutes", type=float, default=None,
-                     help="stop (with a checkpoint) after this much wall time in this session")
-    ppo.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ppo.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard event files")
-    ppo.add_argument("--device", default="auto",
-                     help="where the PPO update runs: auto (a GPU when one is present, else the CPU; default), cpu, "
-                          "cuda or cuda:N; self-play always runs on the CPU")
+    add_run_arguments(ppo, _FLAGS, "ppo_2p.toml", "checkpoints, logs, TensorBoard", "updates",
+                      "where the PPO update runs: auto (a GPU when one is present, else the CPU; default), cpu, "
+                      "cuda or cuda:N; self-play always runs on the CPU")
     from .main import add_ray_arguments
     add_ray_arguments(ppo, "self-play collection and evaluation matches on Ray actors (--workers of them; 0 = one "
                            "per Ray CPU), the PPO update in this process")
@@ -85,21 +91,9 @@ def add_az_parser(algos) -> None:
                                       "  clans train az --config training/configs/az_2p.toml --out runs/az\n"
                                       "  clans train az --out runs/az --resume",
                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    az.add_argument("--config", help="TOML or JSON config file (training/configs/az_2p.toml is the shipped one)")
-    az.add_argument("--out", required=True, help="run directory (checkpoints, buffer, logs, TensorBoard)")
-    az.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
-    for name, (typ, help_) in _AZ_FLAGS.items():
-        az.add_argument("--" + name.replace("_", "-"), dest=name, type=typ, default=None, help=help_)
-    az.add_argument("--set", dest="sets", action="append", default=[], metavar="FIELD=VALUE",
-                    help="override any config field (VALUE in TOML syntax); repeatable")
-    az.add_argument("--max-iterations", type=int, default=None, help="stop after this many iterations in this session")
-    az.add_argument("--max-minutes", type=float, default=None,
-                    help="stop (with a checkpoint) after this much wall time in this session")
-    az.add_argument("--no-progress", action="store_true", help="no progress bar")
-    az.add_argument("--no-tensorboard", action="store_true", help="no TensorBoard event files")
-    az.add_argument("--device", default="auto",
-                    help="where the SGD steps run: auto (a GPU when one is present, else the CPU; default), cpu, "
-                         "cuda or cuda:N; self-play search runs on the CPU")
+    add_run_arguments(az, _AZ_FLAGS, "az_2p.toml", "checkpoints, replay buffer, logs, TensorBoard", "iterations",
+                      "where the SGD steps run: auto (a GPU when one is present, else the CPU; default), cpu, cuda or "
+                      "cuda:N; self-play search runs on the CPU")
     az.set_defaults(func=run_train_az)
 
 

@@ -353,6 +353,7 @@ class AZTrainer:
         self.elapsed = 0.0
         self.cpu = 0.0
         self._saved_iteration = None
+        self._mid_iteration = False
         self.out.mkdir(parents=True, exist_ok=True)
         if _resume_ckpt is not None:
             remove_leftovers(self.out)
@@ -539,6 +540,7 @@ class AZTrainer:
         play_seed, train_seed = np.random.SeedSequence([cfg.seed, self.iteration]).spawn(2)
         t0, c0 = time.perf_counter(), time.process_time()
         games, stats = self.self_play(np.random.default_rng(play_seed), progress)
+        self._mid_iteration = True          # the buffer has moved, the counters not yet
         added = self.add_games(games)
         t1 = time.perf_counter()
         losses = self.train_steps(np.random.default_rng(train_seed))
@@ -547,6 +549,7 @@ class AZTrainer:
         self.games += len(games)
         self.elapsed += t2 - t0
         self.cpu += time.process_time() - c0
+        self._mid_iteration = False
         totals = [r["total"] for pg in games for r in pg.result.scores]
         return {"iteration": self.iteration, "update": self.iteration, "global_step": self.buffer.added,
                 "games": self.games, "samples": added, "buffer": len(self.buffer),
@@ -671,8 +674,11 @@ class AZTrainer:
             if self._saved_iteration != self.iteration:
                 self.save()
         except KeyboardInterrupt:
-            self.save()
-            bar.write(f"interrupted: checkpoint written at iteration {self.iteration}; continue with --resume")
+            # buffer, weights and counters agree unless the interrupt hit the middle of an iteration;
+            # then the last checkpoint stands
+            if not self._mid_iteration:
+                self.save()
+                bar.write(f"interrupted: checkpoint written at iteration {self.iteration}; continue with --resume")
             raise
         finally:
             bar.close()
