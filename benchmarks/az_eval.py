@@ -107,7 +107,8 @@ def plot(args) -> None:
     last = updates[-1]
     title = (args.title or f"AlphaZero self-play: {last['iteration']} iterations, {last['games']} games, "
              f"{last['global_step']:,} samples, {last['elapsed_s'] / 3600:.2f} h wall, {last['cpu_s'] / 3600:.2f} h CPU")
-    plot_training_curve(args.log, args.png, title=title)
+    plot_training_curve(args.log, args.png, title=title, xlabel="self-play samples added to the replay buffer",
+                        ylabel="win rate (search with eval_sims, ties = 1/2)")
     print(f"wrote {args.png}")
 
 
