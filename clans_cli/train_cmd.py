@@ -100,17 +100,8 @@ def add_az_parser(algos) -> None:
 def run_train_az(args) -> int:
     from training.az import AZConfig, run
 
-    overrides = {name: getattr(args, name) for name in _AZ_FLAGS}
-    overrides.update(_parse_sets(args.sets))
     try:
-        if args.resume:
-            if args.config:
-                print("note: --resume uses the configuration stored in the checkpoint; --config is ignored",
-                      file=sys.stderr)
-            config = None
-        else:
-            config = AZConfig.load(args.config) if args.config else AZConfig()
-            config = config.replace(**overrides)
+        config, overrides = run_config(args, AZConfig, _AZ_FLAGS)
         trainer = run(config, args.out, resume=args.resume, overrides=overrides, max_iterations=args.max_iterations,
                       max_seconds=None if args.max_minutes is None else 60 * args.max_minutes,
                       progress=not args.no_progress, tensorboard=not args.no_tensorboard, device=args.device)
@@ -120,6 +111,21 @@ def run_train_az(args) -> int:
     print(f"run {args.out}: {trainer.iteration} iterations, {trainer.games} self-play games; checkpoint "
           f"{trainer.out / 'checkpoint.pt'}, model {trainer.out / 'model.pt'}, best {trainer.out / 'best.pt'}")
     return 0
+
+
+def run_config(args, config_class, flags: dict):
+    """(config, overrides) of a ``clans train`` command: the flags and ``--set`` values as overrides;
+    the config file (or the defaults) with them applied, or None with ``--resume`` (the checkpoint
+    holds the configuration; the overrides are then checked against it)."""
+    overrides = {name: getattr(args, name) for name in flags}
+    overrides.update(_parse_sets(args.sets))
+    if args.resume:
+        if args.config:
+            print("note: --resume uses the configuration stored in the checkpoint; --config is ignored",
+                  file=sys.stderr)
+        return None, overrides
+    config = config_class.load(args.config) if args.config else config_class()
+    return config.replace(**overrides), overrides
 
 
 def _parse_sets(items: list[str]) -> dict:
@@ -140,17 +146,8 @@ def run_train_ppo(args) -> int:
     from training.config import PPOConfig
     from training.ppo import run
 
-    overrides = {name: getattr(args, name) for name in _FLAGS}
-    overrides.update(_parse_sets(args.sets))
     try:
-        if args.resume:
-            if args.config:
-                print("note: --resume uses the configuration stored in the checkpoint; --config is ignored",
-                      file=sys.stderr)
-            config = None
-        else:
-            config = PPOConfig.load(args.config) if args.config else PPOConfig()
-            config = config.replace(**overrides)
+        config, overrides = run_config(args, PPOConfig, _FLAGS)
         kwargs = {}
         if getattr(args, "ray", False):
             from training.ray_backend import run_ppo as run
