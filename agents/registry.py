@@ -7,6 +7,7 @@ A spec is ``kind`` or ``kind:key=value,key=value``::
     make("mcts:sims=200,c=0.2,rollout=heuristic,depth=20,seed=3")
     make("mcts:seconds=1.0")
     make("ppo:path=runs/ppo/model.pt,greedy=1")
+    make("az:path=models/az_2p/model.pt,sims=200")
 
 Your own agents (docs/agents.md, "Your own agent"):
 
@@ -89,6 +90,18 @@ def _automa(**kw):
     return AutomaSeat(**kw)
 
 
+def _az(**kw):
+    if "path" not in kw:
+        raise ValueError("az needs a model file: az:path=FILE[,sims=200][,seconds=S][,seed=N]")
+    if not os.path.isfile(kw["path"]):
+        raise ValueError(f"az model file {kw['path']!r} does not exist (az:path=FILE)")
+    try:
+        from .az import AZAgent
+    except ImportError as e:
+        raise ValueError(f"the az agent is not available ({e}); it needs torch") from None
+    return AZAgent(**kw)
+
+
 _SEED = (int, "seed of the agent's random generator")
 KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random", "uniformly random legal actions", {"seed": _SEED}, _random),
@@ -118,6 +131,19 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
               "tournaments seat it through GameConfig.automa)", {
         "level": (int, "difficulty 1 (Very Easy) to 5 (Very Hard), default 3"),
         "seed": (int, "unused: its cards and dice come from the game's generator")}, _automa),
+
+
+    AgentKind("az", "AlphaZero-style PUCT search guided by a policy-value model (agents/az.py)", {
+        "path": (str, "model file (an AlphaZero or PPO model)"),
+        "sims": (int, "simulations per decision (default 200)"),
+        "seconds": (_opt_float, "time budget per decision instead of sims"),
+        "c_puct": (float, "PUCT exploration constant (default 1.5)"),
+        "fpu": (float, "first-play urgency reduction (default 0.2)"),
+        "leaf_batch": (int, "leaves per forward pass, by virtual loss (default 8)"),
+        "reuse": (_bool, "reuse the subtree between moves (default 1)"),
+        "temperature": (float, "0: most visited action (default); > 0: sample by visits"),
+        "threads": (int, "torch threads (default 1; 0 = torch's setting)"),
+        "seed": _SEED}, _az),
 )}
 
 

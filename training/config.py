@@ -18,8 +18,79 @@ ACTIVATIONS = ("tanh", "relu", "gelu")
 OPPONENT_KINDS = ("current", "pool", "random", "heuristic")
 
 
+class ConfigFile:
+    """What a run configuration dataclass shares: TOML/JSON files, plain dicts, validated copies.
+    Subclasses are dataclasses with a ``validate`` method and a ``KIND`` for messages."""
+
+    KIND = "PPO"
+    #: fields that may differ between a checkpoint and a resumed run without changing its meaning
+    RESUME_MUTABLE: tuple = ()
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        pass
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown {cls.KIND} config fields {sorted(unknown)}; valid fields: {sorted(known)}")
+        return cls(**{k: _none_from_file(v) for k, v in d.items()})
+
+    @classmethod
+    def load(cls, path):
+        """Read a ``.toml`` or ``.json`` file (flat table of fields)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file {str(path)!r} does not exist")
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".toml":
+            doc = tomllib.loads(text)
+        elif path.suffix == ".json":
+            doc = json.loads(text)
+        else:
+            raise ValueError(f"config file {str(path)!r}: use a .toml or .json file")
+        return cls.from_dict(doc)
+
+    def replace(self, **overrides):
+        """A copy with some fields changed (validated); None values mean 'keep'."""
+        d = self.to_dict()
+        known = set(d)
+        for k, v in overrides.items():
+            if k not in known:
+                raise ValueError(f"unknown {self.KIND} config field {k!r}; valid fields: {sorted(known)}")
+            if v is not None:
+                d[k] = v
+        return type(self)(**d)
+
+    def to_toml(self) -> str:
+        """TOML text that ``load`` reads back to an equal config (None written as the string "none")."""
+        lines = [f"# Clans of Caledonia {self.TITLE} configuration ({type(self).__module__.replace('.', '/')}.py)"]
+        tables = []
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, dict):
+                tables.append((f.name, v))
+            else:
+                lines.append(f"{f.name} = {_toml_value(v)}")
+        for name, table in tables:
+            lines.append("")
+            lines.append(f"[{name}]")
+            for k, v in table.items():
+                lines.append(f"{k} = {_toml_value(v)}")
+        return "\n".join(lines) + "\n"
+
+    TITLE = "masked-PPO self-play"
+
+
 @dataclass
-class PPOConfig:
+class PPOConfig(ConfigFile):
     """Masked-PPO self-play settings (see docs/training.md for the meaning of each field)."""
 
     # ---- game ---------------------------------------------------------------------------------
@@ -92,9 +163,6 @@ class PPOConfig:
     torch_threads: int = 1
 
     # -------------------------------------------------------------------------------------------
-    def __post_init__(self):
-        self.validate()
-
     def validate(self) -> None:
         def bad(name, msg):
             raise ValueError(f"config field {name!r}: {msg} (got {getattr(self, name)!r})")
@@ -137,61 +205,6 @@ class PPOConfig:
         for name in ("entropy_coef", "value_coef"):
             if float(getattr(self, name)) < 0:
                 bad(name, "must be >= 0")
-
-    # -------------------------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "PPOConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown PPO config fields {sorted(unknown)}; valid fields: {sorted(known)}")
-        return cls(**{k: _none_from_file(v) for k, v in d.items()})
-
-    @classmethod
-    def load(cls, path) -> "PPOConfig":
-        """Read a ``.toml`` or ``.json`` file (flat table of fields)."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"config file {str(path)!r} does not exist")
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".toml":
-            doc = tomllib.loads(text)
-        elif path.suffix == ".json":
-            doc = json.loads(text)
-        else:
-            raise ValueError(f"config file {str(path)!r}: use a .toml or .json file")
-        return cls.from_dict(doc)
-
-    def replace(self, **overrides) -> "PPOConfig":
-        """A copy with some fields changed (validated); None values mean 'keep'."""
-        d = self.to_dict()
-        known = set(d)
-        for k, v in overrides.items():
-            if k not in known:
-                raise ValueError(f"unknown PPO config field {k!r}; valid fields: {sorted(known)}")
-            if v is not None:
-                d[k] = v
-        return PPOConfig(**d)
-
-    def to_toml(self) -> str:
-        """TOML text that ``load`` reads back to an equal config (None written as the string "none")."""
-        lines = ["# Clans of Caledonia masked-PPO self-play configuration (training/config.py)"]
-        tables = []
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, dict):
-                tables.append((f.name, v))
-            else:
-                lines.append(f"{f.name} = {_toml_value(v)}")
-        for name, table in tables:
-            lines.append("")
-            lines.append(f"[{name}]")
-            for k, v in table.items():
-                lines.append(f"{k} = {_toml_value(v)}")
-        return "\n".join(lines) + "\n"
 
     # -------------------------------------------------------------------------------------------
     def learning_rate_at(self, step: int) -> float:

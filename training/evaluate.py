@@ -96,7 +96,8 @@ def read_log(path) -> tuple[list[dict], list[dict]]:
     return updates, evals
 
 
-def plot_training_curve(log_path, png_path, title: str | None = None) -> None:
+def plot_training_curve(log_path, png_path, title: str | None = None, xlabel: str = "learner steps (decisions trained on)",
+                        ylabel: str = "win rate (greedy policy, ties = 1/2)") -> None:
     """Two panels over learner steps: evaluation win rates (95% Wilson bands) against each
     opponent, and mean scores (evaluation games and self-play training games)."""
     import matplotlib
@@ -121,8 +122,8 @@ def plot_training_curve(log_path, png_path, title: str | None = None) -> None:
                  label=f"{opp}'s score")
     ax1.axhline(0.5, color="grey", lw=0.8, ls=":")
     ax1.set_ylim(-0.02, 1.02)
-    ax1.set_xlabel("learner steps (decisions trained on)")
-    ax1.set_ylabel("win rate (greedy policy, ties = 1/2)")
+    ax1.set_xlabel(xlabel)
+    ax1.set_ylabel(ylabel)
     ax1.set_title("evaluation win rate, 95% Wilson band")
     ax1.legend(loc="lower right")
     x = [u["global_step"] for u in updates]
@@ -130,7 +131,7 @@ def plot_training_curve(log_path, png_path, title: str | None = None) -> None:
     k = max(1, len(y) // 50)
     smooth = np.convolve(y, np.ones(k) / k, mode="valid")
     ax2.plot(x[k - 1:], smooth, color="tab:green", alpha=0.8, label="learner score in self-play (smoothed)")
-    ax2.set_xlabel("learner steps")
+    ax2.set_xlabel(xlabel)
     ax2.set_ylabel("final VP")
     ax2.set_title("mean final score")
     ax2.legend(loc="lower right", fontsize=8)

@@ -1,0 +1,159 @@
+"""AlphaZero agent evaluation (issue 16): per-move time of MCTS-200 and of the AZ search at several
+simulation counts on the same positions (same run, so the ratio holds on a loaded machine), and
+gauntlet matches with 95% Wilson intervals.
+
+    python benchmarks/az_eval.py calibrate --model models/az_2p/model.pt --sims 100 200 400
+    python benchmarks/az_eval.py search-speed --model models/az_2p/model.pt --sims 64
+    python benchmarks/az_eval.py match --agent az:path=models/az_2p/model.pt,sims=300 \\
+        --opponent mcts:sims=200 --games 20 --out runs/az_vs_mcts
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents import make                                      # noqa: E402
+from agents.heuristic import HeuristicAgent                  # noqa: E402
+from clans_env import Game, GameConfig                       # noqa: E402
+
+
+def positions(n_games: int = 2, every: int = 12, seed: int = 100) -> list:
+    """Decisions with more than one legal action from heuristic self-play games."""
+    out = []
+    for s in range(n_games):
+        g = Game(GameConfig(num_players=2, seed=seed + s))
+        agents = [HeuristicAgent(seed=s), HeuristicAgent(seed=s + 50)]
+        k = 0
+        while not g.is_terminal():
+            if len(g.legal_actions()) > 1:
+                k += 1
+                if k % every == 0:
+                    out.append(g.clone())
+            g.apply(agents[g.current_player].act(g))
+    return out
+
+
+def move_time(spec: str, states: list) -> float:
+    """Mean seconds per decision of a fresh agent of ``spec`` over ``states``."""
+    agent = make(spec, seed=0)
+    t0 = time.perf_counter()
+    for g in states:
+        agent.reset(seed=0)
+        agent.act(g)
+    return (time.perf_counter() - t0) / len(states)
+
+
+def calibrate(args) -> dict:
+    states = positions()
+    specs = [args.reference] + [f"az:path={args.model},sims={s}" for s in args.sims]
+    rows = {spec: move_time(spec, states) for spec in specs}
+    ref = rows[args.reference]
+    for spec, t in rows.items():
+        print(f"{spec:60s} {t * 1000:8.1f} ms/move  ({t / ref:.2f} x {args.reference})")
+    return {"positions": len(states), "ms_per_move": {k: v * 1000 for k, v in rows.items()}}
+
+
+def search_speed(args) -> dict:
+    """Simulations/s of the AZ search on the same positions: one search at a time with batch-1
+    leaves, one search at a time with ``leaf_batch`` virtual-loss leaves, and all searches stepped
+    together (as self-play does); plus the share of time spent in the network."""
+    import random
+
+    import torch
+
+    from agents.az import NetEvaluator, Node, Search, SearchParams, run_searches
+    from agents.ppo import load_policy
+    from training.selfplay import make_encoder
+    torch.set_num_threads(1)
+    states = positions(n_games=1, every=6)[:args.positions]
+    net, _ = load_policy(args.model)
+    enc = make_encoder(2)
+    out = {}
+    for label, lb, together in (("sequential, batch-1 leaves", 1, False),
+                                (f"sequential, leaf_batch={args.leaf_batch}", args.leaf_batch, False),
+                                (f"{len(states)} searches together, leaf_batch={args.leaf_batch}", args.leaf_batch,
+                                 True)):
+        ev = NetEvaluator(net, enc)
+        params = SearchParams(leaf_batch=lb)
+        searches = [Search(g, Node(2), args.sims, random.Random(i), params) for i, g in enumerate(states)]
+        t0 = time.perf_counter()
+        if together:
+            run_searches(searches, {"net": ev})
+        else:
+            for s in searches:
+                run_searches([s], {"net": ev})
+        dt = time.perf_counter() - t0
+        sims = sum(s.done for s in searches)
+        out[label] = {"sims_per_s": sims / dt, "positions_per_pass": ev.positions / ev.forward_passes,
+                      "net_share": ev.net_seconds / dt,
+                      "us_per_sim_without_net": 1e6 * (dt - ev.net_seconds) / sims}
+    base = next(iter(out.values()))["sims_per_s"]
+    for label, r in out.items():
+        print(f"{label:40s} {r['sims_per_s']:7.0f} sims/s ({r['sims_per_s'] / base:.2f} x)  "
+              f"{r['positions_per_pass']:5.1f} positions/pass  network {100 * r['net_share']:4.1f}%  "
+              f"{r['us_per_sim_without_net']:5.0f} us/sim outside the network")
+    return out
+
+
+def plot(args) -> None:
+    """The training curve of a run's log.jsonl (training.evaluate.plot_training_curve)."""
+    from training.evaluate import read_log, plot_training_curve
+    updates, _ = read_log(args.log)
+    last = updates[-1]
+    title = (args.title or f"AlphaZero self-play: {last['iteration']} iterations, {last['games']} games, "
+             f"{last['global_step']:,} samples, {last['elapsed_s'] / 3600:.2f} h wall, {last['cpu_s'] / 3600:.2f} h CPU")
+    plot_training_curve(args.log, args.png, title=title, xlabel="self-play samples added to the replay buffer",
+                        ylabel="win rate (search with eval_sims, ties = 1/2)")
+    print(f"wrote {args.png}")
+
+
+def match(args) -> dict:
+    from training.tournament import run_tournament
+    res = run_tournament([args.agent, args.opponent], games_per_pairing=args.games, mode="gauntlet", seed=args.seed,
+                         workers=args.workers, out_dir=args.out, progress=False, move_time_limit=None)
+    keys = ("agent", "games", "wins", "win_rate", "win_rate_ci95", "mean_score", "mean_margin", "ms_per_decision",
+            "forfeits")
+    rows = [{k: row[k] for k in keys} for row in res.standings]
+    print(json.dumps({"seconds": round(res.seconds, 1), "failures": len(res.failures), "standings": rows}, indent=1))
+    return rows
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("calibrate")
+    c.add_argument("--model", default="models/az_2p/model.pt")
+    c.add_argument("--sims", type=int, nargs="+", default=[100, 200, 400])
+    c.add_argument("--reference", default="mcts:sims=200")
+    c.set_defaults(func=calibrate)
+    sp = sub.add_parser("search-speed")
+    sp.add_argument("--model", default="models/az_2p/model.pt")
+    sp.add_argument("--positions", type=int, default=12)
+    sp.add_argument("--sims", type=int, default=64)
+    sp.add_argument("--leaf-batch", type=int, default=4)
+    sp.set_defaults(func=search_speed)
+    pl = sub.add_parser("plot")
+    pl.add_argument("--log", default="runs/az_2p/log.jsonl")
+    pl.add_argument("--png", default="docs/az_training_curve.png")
+    pl.add_argument("--title", default=None)
+    pl.set_defaults(func=plot)
+    m = sub.add_parser("match")
+    m.add_argument("--agent", required=True)
+    m.add_argument("--opponent", required=True)
+    m.add_argument("--games", type=int, default=20)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--workers", type=int, default=2)
+    m.add_argument("--out", default=None)
+    m.set_defaults(func=match)
+    args = p.parse_args(argv)
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

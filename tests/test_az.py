@@ -1,0 +1,343 @@
+"""AlphaZero-style agent and training (issue 16): PUCT with max^n backups over per-seat values,
+batched leaf evaluation by virtual loss and across games, determinization (no peeking at the
+hidden pile), Dirichlet noise and temperature, the Agent interface and tournaments, and the
+training loop's files, evaluation and exact --resume."""
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make
+from agents.az import (AZAgent, NetEvaluator, Node, Search, SearchParams, outcome_values, reused_root,
+                       run_searches)
+from agents.heuristic import HeuristicAgent
+from agents.ppo import PolicyValueNet, read_checkpoint
+from clans_env import Game, GameConfig
+from clans_env.engine.actions import FULFIL, NUM_ACTIONS, PASS
+from clans_env.env.rewards import final_rewards
+from training.az import AZConfig, AZTrainer, ReplayBuffer
+from training.ppo import export_model
+from training.selfplay import make_encoder, seat_outcomes
+
+
+def tiny_config(**kw) -> AZConfig:
+    base = dict(iterations=2, games_per_iteration=2, parallel_games=2, sims=6, fast_sims=3, full_search_prob=0.5,
+                min_buffer=10, train_steps=3, batch_size=32, eval_every=2, eval_games=1, eval_sims=3, gate_games=2,
+                hidden_sizes=[16], leaf_batch=3)
+    base.update(kw)
+    return AZConfig(**base)
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return make_encoder(2)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory, encoder):
+    """An untrained 16-unit network exported in the model format (the search's values then come
+    mostly from exact terminal outcomes)."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(encoder.size, NUM_ACTIONS, 2, hidden_sizes=[16])
+    path = tmp_path_factory.mktemp("az") / "tiny.pt"
+    export_model(net, AZConfig(hidden_sizes=[16]), path, encoder)
+    return str(path)
+
+
+def _mid_game(seed=11, round_=2) -> Game:
+    g = Game(GameConfig(num_players=2, seed=seed))
+    agents = [HeuristicAgent(seed=1), HeuristicAgent(seed=2)]
+    while not (g.round == round_ and g.decision_kind == "main" and len(g.legal_actions()) > 5):
+        g.apply(agents[g.current_player].act(g))
+    return g
+
+
+def _walk(node):
+    yield node
+    for ch in node.children.values():
+        yield from _walk(ch)
+
+
+class ConstantNet(torch.nn.Module):
+    """Uniform policy; value head answers ``rel`` (observer first) for every position."""
+
+    def __init__(self, rel):
+        super().__init__()
+        self.rel = torch.tensor(rel, dtype=torch.float32)
+
+    def forward(self, obs, mask):
+        return torch.zeros(obs.shape[0], NUM_ACTIONS), self.rel.expand(obs.shape[0], -1)
+
+
+# ------------------------------------------------------------------------------------------------
+def test_outcome_values_match_ppo_and_the_environment():
+    """The value target is PPO's terminal reward (win+score), the environment's for the other kinds."""
+    g = Game(GameConfig(num_players=3, seed=2))
+    rng = random.Random(0)
+    while not g.is_terminal():
+        g.apply(rng.choice(g.legal_actions()))
+    scores = g.final_scores()
+    assert np.allclose(outcome_values(scores, "win+score", 40.0), seat_outcomes(scores, "win+score", 40.0))
+    for kind in ("win", "rank", "score"):
+        assert outcome_values(scores, kind, 40.0) == pytest.approx(list(final_rewards(scores, kind, 40.0)))
+    with pytest.raises(ValueError, match="reward must be one of"):
+        outcome_values(scores, "glory")
+
+
+def test_values_are_rolled_to_absolute_seats_and_backed_up_per_seat(encoder):
+    """max^n: a node's value sums are per absolute seat. The network answers relative to the
+    observer (head 0 = the seat to move); with a constant answer (+0.5 for the mover, -0.25 for
+    the other) every simulation adds the mover's view in absolute seats at its leaf."""
+    g = _mid_game()
+    ev = NetEvaluator(ConstantNet([0.5, -0.25]), encoder)
+    root = Node(2)
+    s = Search(g, root, 40, random.Random(0), SearchParams(leaf_batch=1, fpu=0.0))
+    run_searches([s], {"net": ev})
+    assert s.done == 40 and root.N == 40
+    # each leaf's mover gets +0.5 and the other seat -0.25: the two sums add up to 0.25 per visit
+    assert sum(root.W) == pytest.approx(0.25 * root.N)
+    seat = g.current_player
+    assert root.W[seat] != root.W[1 - seat]           # not symmetric: the seats are told apart
+
+
+def test_puct_prefers_the_prior_then_the_value():
+    """PUCT: among untried actions the highest prior goes first; a tried action with a high mean
+    value for the mover beats an untried one with a small prior."""
+    g = _mid_game()
+    s = Search(g, Node(2), 1, random.Random(0), SearchParams(c_puct=1.0, fpu=0.2))
+    legal = s.root_legal
+    p = s.player
+    priors = {a: 0.5 / (len(legal) - 1) for a in legal}
+    priors[legal[2]] = 0.5
+    s.root.expand(priors)
+    s.root.N = 1
+    assert s._select(s.root, legal, p) == legal[2]
+    ch = s.root.children[legal[0]] = Node(2)
+    ch.N, ch.W[p] = 4, 4.0                           # mean 1.0 for the mover
+    s.root.N = 5
+    assert s._select(s.root, legal, p) == legal[0]
+    ch.W[p] = -4.0                                   # the same child, now losing for the mover
+    assert s._select(s.root, legal, p) == legal[2]
+
+
+@pytest.mark.parametrize("leaf_batch", [1, 8])
+def test_virtual_loss_is_taken_back_and_visits_add_up(tiny_model, leaf_batch):
+    """Batched leaf evaluation by virtual loss: with a huge virtual loss (100) nothing of it may be
+    left after the search; every visited node was either evaluated once or passed a forced move:
+    its visits are its children's plus 0 or 1; the root has exactly the simulations run."""
+    g = _mid_game()
+    agent = AZAgent(tiny_model, sims=60, leaf_batch=leaf_batch, virtual_loss=100.0, reuse=False, seed=0)
+    s = agent.search(g)
+    assert s.done == 60 and s.pending == 0 and s.root.N == 60
+    if leaf_batch > 1:
+        assert agent.last_stats["forward_passes"] < 60      # leaves were evaluated in batches
+    for node in _walk(s.root):
+        if node.N:
+            assert node.N - sum(ch.N for ch in node.children.values()) in (0, 1)
+            assert all(abs(w) / node.N <= 1.5 for w in node.W)   # |win+score| <= 1 + margin/40
+
+
+def test_search_finds_the_export_bonus_win_in_the_last_turn(tiny_model):
+    """Issue 5's end game (test_mcts.export_decider): passing loses by 3 VP, fulfilling the contract
+    wins the Export bonus; the exact terminal outcomes steer PUCT to Fulfil even with an untrained
+    network, from either seat."""
+    from test_mcts import export_decider
+    for me in (0, 1):
+        g = export_decider(me)
+        agent = AZAgent(tiny_model, sims=100, seed=1)
+        assert agent.act(g) == FULFIL
+        visits = agent.action_visits(g)
+        assert visits[FULFIL] > visits[PASS]
+
+
+def test_search_never_depends_on_the_hidden_pile_order(tiny_model):
+    """Determinization (rulebook Setup: the contract pile is face down): two games differing only
+    in the order of the unseen contracts get the identical search."""
+    g = _mid_game()
+    g.pile_known = 0
+    h = g.clone()
+    h.pile = list(reversed(h.pile))
+    assert h.pile != g.pile
+    a, b = AZAgent(tiny_model, sims=40, seed=7), AZAgent(tiny_model, sims=40, seed=7)
+    assert a.action_visits(g) == b.action_visits(h)
+
+
+def test_forced_moves_tree_reuse_and_time_budget(tiny_model):
+    g = Game(GameConfig(num_players=2, seed=3))
+    rng = random.Random(0)
+    while len(g.legal_actions()) != 1:
+        g.apply(rng.choice(g.legal_actions()))
+    agent = AZAgent(tiny_model, sims=30, seed=0)
+    assert agent.act(g) == g.legal_actions()[0]
+    assert agent.last_stats == {"simulations": 0, "seconds": 0.0, "forced": True}
+    # reuse: the subtree below the moves played since the last search is kept
+    g = _mid_game()
+    g.apply(agent.act(g))
+    root = reused_root(agent._root, agent._root_history, g.history, 2)
+    assert root.N > 0
+    while len(g.legal_actions()) == 1:
+        g.apply(g.legal_actions()[0])
+        root = reused_root(agent._root, agent._root_history, g.history, 2)
+    before = root.N
+    agent.act(g)
+    assert agent.last_stats["root_visits"] == before + 30
+    timed = AZAgent(tiny_model, seconds=0.2, seed=0)
+    timed.act(_mid_game())
+    assert timed.last_stats["simulations"] >= 1 and timed.last_stats["seconds"] < 1.5
+
+
+def test_dirichlet_noise_and_temperature(tiny_model, encoder):
+    """Self-play exploration: root noise changes the root prior reproducibly (same numpy seed, same
+    noisy prior) and keeps it a distribution; temperature 1 samples moves by visit counts."""
+    g = _mid_game()
+    net = read_checkpoint(tiny_model)
+    pv = PolicyValueNet.from_arch(net["arch"])
+    pv.load_state_dict(net["model"])
+    ev = {"net": NetEvaluator(pv.eval(), encoder)}
+
+    def noisy(seed):
+        s = Search(g, Node(2), 20, random.Random(0), SearchParams(), noise=(0.3, 0.25, np.random.default_rng(seed)))
+        run_searches([s], ev)
+        return s
+    a, b, c = noisy(1), noisy(1), noisy(2)
+    pa, pb, pc = a._prior_at_root()[0], b._prior_at_root()[0], c._prior_at_root()[0]
+    assert pa == pb and pa != pc and pa != a.root.P
+    assert sum(pa.values()) == pytest.approx(1.0)
+    s = Search(g, Node(2), 1, random.Random(0), SearchParams())
+    legal = s.root_legal
+    for a_ in legal[:2]:
+        s.root.children[a_] = Node(2)
+    s.root.children[legal[0]].N, s.root.children[legal[1]].N = 30, 10
+    rng = np.random.default_rng(0)
+    picks = [s.choose(1.0, rng) for _ in range(400)]
+    assert set(picks) == {legal[0], legal[1]}
+    assert 0.65 < picks.count(legal[0]) / 400 < 0.85           # 30 / 40 = 0.75
+    assert s.choose(0.0) == legal[0]
+
+
+def test_registry_spec_options_and_errors(tiny_model):
+    agent = make(f"az:path={tiny_model},sims=5,leaf_batch=2,seed=3")
+    assert isinstance(agent, AZAgent) and agent.sims == 5 and agent.params.leaf_batch == 2
+    g = _mid_game()
+    assert agent.act(g) in g.legal_actions()
+    with pytest.raises(ValueError, match="az needs a model file"):
+        make("az:sims=5")
+    with pytest.raises(ValueError, match="does not exist"):
+        make("az:path=/nonexistent/model.pt")
+    with pytest.raises(ValueError, match="sims must be a positive int"):
+        AZAgent(tiny_model, sims=0)
+    with pytest.raises(ValueError, match="unknown option"):
+        make(f"az:path={tiny_model},simz=3")
+    with pytest.raises(ValueError, match="num_players=2"):
+        AZAgent(tiny_model, sims=2).act(Game(GameConfig(num_players=3, seed=0)))
+
+
+def test_az_joins_a_tournament_in_worker_processes(tiny_model, tmp_path):
+    """The common interface: az plays full games against other agents in tournament workers."""
+    from training.tournament import run_tournament
+    res = run_tournament([f"az:path={tiny_model},sims=3", "random"], games_per_pairing=2, workers=2,
+                         progress=False, out_dir=tmp_path / "t", seed=1)
+    assert not res.failures and len(res.games) == 2
+
+
+# ------------------------------------------------------------------------------------------------
+def test_config_round_trip_and_errors(tmp_path):
+    cfg = tiny_config()
+    path = tmp_path / "c.toml"
+    path.write_text(cfg.to_toml())
+    assert AZConfig.load(path) == cfg
+    assert AZConfig.load("training/configs/az_2p.toml").init_from == "models/ppo_2p/model.pt"
+    with pytest.raises(ValueError, match="'sims'"):
+        tiny_config(sims=0)
+    with pytest.raises(ValueError, match="'reward'"):
+        tiny_config(reward="glory")
+    with pytest.raises(ValueError, match="unknown AZ config field 'simz'"):
+        cfg.replace(simz=3)
+
+
+def test_replay_buffer_ring_and_file_round_trip(tmp_path):
+    buf = ReplayBuffer(4, 3, 2)
+    for i in range(6):
+        buf.add(np.full(3, i, np.float32), np.eye(NUM_ACTIONS, dtype=bool)[i], np.eye(NUM_ACTIONS)[i] * 7,
+                np.array([i, -i], np.float32))
+    assert len(buf) == 4 and buf.added == 6 and sorted(buf.obs[:, 0].tolist()) == [2, 3, 4, 5]
+    buf.save(tmp_path / "b.npz")
+    back = ReplayBuffer.load(tmp_path / "b.npz", 3, 2)
+    for name in ("obs", "mask", "visits", "z"):
+        assert np.array_equal(getattr(buf, name), getattr(back, name))
+    assert (back.size, back.next, back.added) == (4, 2, 6)
+    _, _, pi, _ = back.sample(np.array([0, 1]))
+    assert torch.allclose(pi.sum(1), torch.ones(2))
+
+
+def test_batched_self_play_run_files_and_logs(tmp_path, tiny_model):
+    """A tiny run: self-play games batched across games (more positions per forward pass than one
+    search's leaf batch), samples in the buffer, SGD, evaluation rows, exports AZAgent and PPOAgent
+    load, TensorBoard files; the warm start reads a model's weights."""
+    cfg = tiny_config(iterations=2, parallel_games=2, leaf_batch=2, init_from=tiny_model, full_search_prob=1.0)
+    tr = AZTrainer(cfg, tmp_path / "run", progress=False)
+    tr.train()
+    rows = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    it = [r for r in rows if r.get("kind") != "eval"]
+    ev = [r for r in rows if r.get("kind") == "eval"]
+    assert [r["iteration"] for r in it] == [1, 2]
+    assert it[0]["mean_batch"] > cfg.leaf_batch             # leaves of both games in one pass
+    assert it[-1]["buffer"] == len(tr.buffer) > 0 and "policy_loss" in it[-1]
+    assert set(ev[0]["results"]) == {"heuristic", "previous_best"}
+    assert ev[0]["results"]["heuristic"]["games"] == 1
+    for name in ("model.pt", "best.pt", "checkpoint.pt", "config.toml"):
+        assert (tmp_path / "run" / name).is_file()
+    assert list((tmp_path / "run").glob("buffer_i000002.npz")) and any((tmp_path / "run" / "tb").iterdir())
+    g = _mid_game()
+    assert AZAgent(tmp_path / "run" / "model.pt", sims=4).act(g) in g.legal_actions()
+    assert make(f"ppo:path={tmp_path / 'run' / 'model.pt'}").act(g) in g.legal_actions()
+    with pytest.raises(FileExistsError, match="--resume"):
+        AZTrainer(cfg, tmp_path / "run", progress=False)
+
+
+def test_resume_continues_exactly(tmp_path):
+    """Atomic checkpoints and exact --resume: 3 iterations in one go, and 1 + 1 + 1 with two
+    resumes (replay buffer, optimizer, best model restored), give bit-identical networks."""
+    cfg = tiny_config(iterations=3, gate_threshold=0.0)
+    a = AZTrainer(cfg, tmp_path / "a", progress=False, tensorboard=False)
+    a.train()
+    b = AZTrainer(cfg, tmp_path / "b", progress=False, tensorboard=False)
+    b.train(max_iterations=1)
+    for _ in range(2):
+        b = AZTrainer.resume(tmp_path / "b", progress=False, tensorboard=False)
+        b.train(max_iterations=1)
+    assert b.iteration == a.iteration == 3 and a.best_iteration == b.best_iteration == 3   # gates at 2 and at the end
+    for net_a, net_b in ((a.net, b.net), (a.best, b.best)):
+        for (k, x), (_, y) in zip(net_a.state_dict().items(), net_b.state_dict().items()):
+            assert torch.equal(x, y), k
+    assert np.array_equal(a.buffer.obs, b.buffer.obs)
+    assert sorted(p.name for p in (tmp_path / "b").glob("buffer_i*.npz")) == ["buffer_i000003.npz"]
+    with pytest.raises(ValueError, match="cannot change \\['sims'\\]"):
+        AZTrainer.resume(tmp_path / "b", {"sims": 9}, progress=False, tensorboard=False)
+    # killed before the first checkpoint: the run restarts from its config.toml
+    c = tmp_path / "c"
+    AZTrainer(cfg, c, progress=False, tensorboard=False)
+    assert AZTrainer.resume(c, progress=False, tensorboard=False).iteration == 0
+    shutil.rmtree(tmp_path / "a")
+
+
+def test_cli_train_az(tmp_path, capsys):
+    from clans_cli.main import main
+    out = tmp_path / "cli"
+    args = ["train", "az", "--out", str(out), "--set", "hidden_sizes=[16]", "--set", "games_per_iteration=1",
+            "--set", "parallel_games=1", "--sims", "3", "--set", "min_buffer=5", "--set", "train_steps=1",
+            "--set", "eval_games=0", "--set", "gate_games=0", "--max-iterations", "1", "--no-progress",
+            "--no-tensorboard"]
+    assert main(args) == 0
+    assert "1 iterations" in capsys.readouterr().out
+    assert main(["train", "az", "--out", str(out), "--resume", "--max-iterations", "1", "--no-progress",
+                 "--no-tensorboard"]) == 0
+    assert read_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 2
+    assert main(["train", "az", "--out", str(tmp_path / "bad"), "--set", "sims=0"]) == 2
+    assert "'sims'" in capsys.readouterr().err
