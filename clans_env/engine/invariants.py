@@ -110,10 +110,10 @@ def check_invariants(g) -> None:
         if pl.glory < 0:
             _fail(f"{where}: glory {pl.glory}")
         merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market)
-        if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or \
-                merchants != D.MERCHANTS_TOTAL:
+        total = D.MERCHANTS_TOTAL - g.clans[p].merchants_returned       # Clan Douglas: one in the box
+        if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or merchants != total:
             _fail(f"{where}: Merchants board {pl.merchants_board} + stock {pl.merchants_stock} + market "
-                  f"{sum(pl.merchants_market)} != {D.MERCHANTS_TOTAL}")
+                  f"{sum(pl.merchants_market)} != {total}")
         for good in range(D.NUM_GOODS):
             if pl.merchants_market[2 * good] and pl.merchants_market[2 * good + 1]:
                 _fail(f"{where}: Merchants on both the buy and sell area of {D.GOODS[good]}")
