@@ -30,7 +30,7 @@ from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's fi
 
 def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> Path:
     """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic)."""
-    from clans_env.render.map_image import game_occupants, render_position_png   # matplotlib only when wanted
+    from clans_env.render.map_image import clan_caption, game_occupants, render_position_png   # matplotlib only when wanted
 
     path = Path(path)
     if path.suffix.lower() != ".png":
@@ -41,7 +41,7 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> 
     os.close(fd)
     try:
         render_position_png(game.board, tmp, game_occupants(game), port_tiles=ports, num_players=game.num_players,
-                            title=title, dpi=dpi)
+                            title=title, dpi=dpi, caption=clan_caption(game))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; a picture is for sharing
