@@ -38,7 +38,7 @@ from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
 from clans_env.engine.rules.awards import award_vp
 from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
                                             scoring_tile_glory, threshold_vp, tier_split)
-from clans_env.engine.state import (ACTION, GAME_OVER, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
+from clans_env.engine.state import (ACTION, GAME_OVER, K_BONUS_MENU, K_CLAN, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
                                     K_EXCHANGE_TO, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PLACE, K_PORT_COPY,
                                     K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_SLAUGHTER, SETUP)
 from clans_env.engine.topology import bits
@@ -185,6 +185,9 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
                                  exports, export_vp)
         for i in range(D.NUM_GOODS):
             v += (goods[i] - reserved[i]) * good_vp[i]
+        clan_value = _CLAN_VALUES.get(clan.name)
+        if clan_value is not None:          # what an Industria clan's own state is worth
+            v += clan_value(g, p, pl, good_vp, phases_left)
         # ---- remaining production -----------------------------------------------------------
         rounds = prod_left[p]
         if rounds:
@@ -220,6 +223,24 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
             v += pass_bonus * mv + w.turn_option
         out.append(v)
     return out
+
+
+# ---- Industria clans: the value of their own state ----------------------------------------------
+def _fraser_value(g, p, pl, good_vp, phases_left) -> float:
+    """Kilts: a Processed good of their own that sells or fulfils as any Processed good (R18.F3, R18.F4)."""
+    return g.clans[p].extra_processed(g, p) * max(good_vp[i] for i in D.PROCESSED_GOODS)
+
+
+def _gordon_value(g, p, pl, good_vp, phases_left) -> float:
+    """A full Silo (its Grain is valued as stock) keeps the option of its bonus while Actions are left."""
+    if phases_left <= 0 or (phases_left == 1 and pl.passed):
+        return 0.0
+    return GORDON_SILO_OPTION * sum(pl.extra.get("silos", ()))
+
+
+#: VP for the option of a full Silo's bonus (a Free space / Bonus upgrade is worth about 2, a Basic good 1)
+GORDON_SILO_OPTION = 1.0
+_CLAN_VALUES = {"fraser": _fraser_value, "gordon": _gordon_value}
 
 
 def _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w, exports,
@@ -384,11 +405,17 @@ def _complete_and_evaluate(g, seat: int, w: Weights, steps: int) -> float:
     return _complete(g, seat, w, steps)[1]
 
 
+def _is_follow_up(g, top) -> bool:
+    if top[0] == K_CLAN:        # a clan's decision completing an action (Douglas's Goods per Merchant, ...)
+        return top[2] in g.clans[top[1]].follow_ups
+    return top[0] in _FOLLOW_UPS
+
+
 def _complete(g, seat: int, w: Weights, steps: int, need_value: bool = True):
     value = None
     while steps > 0 and g.stack:
         top = g.stack[-1]
-        if top[1] != seat or top[0] not in _FOLLOW_UPS:
+        if top[1] != seat or not _is_follow_up(g, top):
             break
         options = g.legal_actions()
         value = None

@@ -588,3 +588,60 @@ def test_macpherson_needs_two_neighbouring_animals_of_one_type():
     kinds.clear()
     production(g, breeding_answers(choose))          # none left on the Player board
     assert kinds == []
+
+
+# ==== what the clans show, and the heuristic agent =======================================================
+def test_map_picture_caption_shows_each_clans_state(tmp_path):
+    """Issue 13: the map PNG shows each clan's own state (its ``state_text``) in a caption, one line per
+    player; a picture of the same position without Industria clans is unchanged (no caption)."""
+    import matplotlib.image as mpimg
+    import numpy as np
+    from clans_cli.replay import write_map_png
+    from clans_env.render.map_image import clan_caption, game_occupants, render_position_png
+    g = position("gordon", n=3)
+    g.players[0].extra["silos"] = [1, 0, 0]
+    caption = clan_caption(g)
+    assert caption == ["P0: Gordon Silos: 1:Grain 2:empty 3:empty"]
+    write_map_png(g, tmp_path / "with.png")
+    render_position_png(g.board, tmp_path / "plain.png", game_occupants(g), num_players=3, dpi=80,
+                        port_tiles={g.topo.port_space[k]: t for k, t in enumerate(g.port_tiles)})
+    assert not np.array_equal(mpimg.imread(tmp_path / "with.png"), mpimg.imread(tmp_path / "plain.png"))
+
+
+def heuristic_choice(g):
+    from agents.heuristic import HeuristicAgent
+    return g.action_to_string(HeuristicAgent(seed=0).act(g)).split(" (")[0]
+
+
+def test_heuristic_uses_the_clans_production_decisions():
+    """Issue 13: the heuristic agent does not waste the clans' decisions: Fraser makes Kilts, Gordon fills
+    its Silos, MacPherson breeds."""
+    g = position("fraser")
+    kiltmaker_map(g, sheep=2)
+    picks = []
+    production(g, lambda g: (picks.append(heuristic_choice(g)) or picks[-1]) if g.decision_kind == "clan" else None)
+    assert picks == ["choose:2"]
+    g = position("gordon")
+    put(g, 0, "field", active_land(g, GRASS)[0])
+    picks = []
+    production(g, lambda g: (picks.append(heuristic_choice(g)) or picks[-1]) if g.decision_kind == "clan" else None)
+    assert len(picks) == 3 and "done" not in picks and g.players[0].extra["silos"] == [1, 1, 1]
+    g = position("macpherson")
+    a, b = next((a, b) for a, b in neighbour_pairs(g) if isolated(g, (a, b)))
+    put(g, 0, "cow", a)
+    put(g, 0, "cow", b)
+    picks = []
+    production(g, lambda g: (picks.append(heuristic_choice(g)) or picks[-1]) if g.decision_kind == "clan" else None)
+    assert len(picks) == 1 and picks[0].startswith("space:")
+
+
+def test_heuristic_trades_two_goods_per_douglas_merchant():
+    """Issue 13 / R18.D2: the heuristic's lookahead completes Douglas's Goods-per-Merchant decision (a
+    follow-up of the trade), so selling Wool in round 1 (money is worth more than Wool then) it lets one
+    Merchant sell two: the second Wool and the pair's £2."""
+    g = position("douglas")
+    pl = g.players[0]
+    pl.goods[D.WOOL] = 2
+    start_turn(g, 0)
+    act(g, "trade:sell:wool:1")
+    assert heuristic_choice(g) == "choose:2"

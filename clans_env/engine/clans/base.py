@@ -52,7 +52,9 @@ extra_processed             rules/scoring.py (tile 2, Final Scoring), industria_
 production_chains           rules/industria_scoring.py (Scoring tile 13: Fraser's Kiltmaker + Sheep)
 state_features              encoding/observation.py, the ``industria.clan_state`` segment
                             (NUM_STATE_FEATURES numbers per player: Kilts, Silos, ...)
-state_text                  engine/views.py ``render_text`` (and so ``clans play``)
+state_text                  engine/views.py ``render_text`` (and so ``clans play``), render/map_image.py
+                            ``clan_caption`` (map PNG), env/render.py (the rgb panel)
+follow_ups                  agents/heuristic.py: clan decisions its lookahead resolves as part of an action
 ==========================  ===========================================================
 
 Industria clans (``expansion = "industria"``) are in the pool only with
@@ -93,6 +95,9 @@ class Clan:
     field_pairs = D.FIELD_PAIRS
     #: whether ``trade`` resolves this clan's trades and ``wild_processed`` is read (kept a flag: hot path)
     custom_trade = False
+    #: names of this clan's K_CLAN decisions that only complete an action already chosen (how many Goods
+    #: Douglas's Merchants trade, ...): an agent's lookahead may resolve them as part of that action
+    follow_ups: frozenset = frozenset()
     #: Merchants returned to the box at setup (Clan Douglas; rules/invariants.py counts the rest)
     merchants_returned = 0
     #: whether ``on_any_deploy`` is called after every player's deployments (Clan Mackintosh)

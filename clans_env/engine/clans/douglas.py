@@ -55,6 +55,7 @@ def bulk_trade(game, p: int, good: int, direction: int, merchants: int, qty: int
 class Douglas(Clan):
     name = "douglas"
     expansion = "industria"
+    follow_ups = frozenset({BULK})
     neighbourhood_limit = D.DOUGLAS_NEIGHBOURHOOD_LIMIT
     custom_trade = True
     merchants_returned = D.DOUGLAS_RETURNED_MERCHANTS

@@ -122,6 +122,7 @@ def replaceable(game, p: int, need: tuple) -> list[int]:
 class Fraser(Clan):
     name = "fraser"
     expansion = "industria"
+    follow_ups = frozenset({KILT_TRADE, KILT_PAY})
     custom_trade = True
 
     def on_setup(self, game, p: int) -> None:

@@ -52,6 +52,7 @@ def fill_options(game, p: int) -> list[int]:
 class Gordon(Clan):
     name = "gordon"
     expansion = "industria"
+    follow_ups = frozenset({SILO_GOOD})
     field_pairs = D.FIELD_PAIRS + D.GORDON_EXTRA_GRAIN
 
     def on_setup(self, game, p: int) -> None:
