@@ -133,7 +133,7 @@ def neighbourhood_position(clan, n):
             break
     put(g, 1, "distillery", a)
     pl = g.players[0]
-    pl.merchants_stock, pl.merchants_board = 5, D.MERCHANTS_TOTAL - 5 - g.clans[0].merchants_returned
+    pl.merchants_stock, pl.merchants_board = 5, D.MERCHANTS_TOTAL - 5 - g.clans[0].merchants_returned(g, 0)
     return g, a, b
 
 

@@ -110,7 +110,7 @@ def check_invariants(g) -> None:
         if pl.glory < 0:
             _fail(f"{where}: glory {pl.glory}")
         merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market)
-        total = D.MERCHANTS_TOTAL - g.clans[p].merchants_returned       # Clan Douglas: one in the box
+        total = D.MERCHANTS_TOTAL - g.clans[p].merchants_returned(g, p)  # Clan Douglas: one in the box
         if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or merchants != total:
             _fail(f"{where}: Merchants board {pl.merchants_board} + stock {pl.merchants_stock} + market "
                   f"{sum(pl.merchants_market)} != {total}")

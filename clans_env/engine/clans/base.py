@@ -98,8 +98,6 @@ class Clan:
     #: names of this clan's K_CLAN decisions that only complete an action already chosen (how many Goods
     #: Douglas's Merchants trade, ...): an agent's lookahead may resolve them as part of that action
     follow_ups: frozenset = frozenset()
-    #: Merchants returned to the box at setup (Clan Douglas; rules/invariants.py counts the rest)
-    merchants_returned = 0
     #: whether ``on_any_deploy`` is called after every player's deployments (Clan Mackintosh)
     watches_deploys = False
 
@@ -144,6 +142,10 @@ class Clan:
 
     def on_trade(self, game, p: int, good: int, qty: int, direction: int) -> None:
         """Called before a Trade at the Market is paid."""
+
+    def merchants_returned(self, game, p: int) -> int:
+        """Merchants this clan has returned to the box (Clan Douglas; invariants.py counts the rest)."""
+        return 0
 
     def on_any_deploy(self, game, me: int, p: int, unit: int, space: int, mode: int) -> None:
         """Called (with ``watches_deploys``) for clan player ``me`` after player ``p`` (``me`` too)

@@ -24,6 +24,8 @@ from . import register
 from .base import Clan
 
 BULK = "bulk"
+#: ``extra`` key: Merchants returned to the box at setup (R18.D1)
+RETURNED = "merchants_returned"
 
 
 def goods_range(game, p: int, good: int, direction: int, merchants: int, discount: int, limit: int) -> range:
@@ -58,10 +60,14 @@ class Douglas(Clan):
     follow_ups = frozenset({BULK})
     neighbourhood_limit = D.DOUGLAS_NEIGHBOURHOOD_LIMIT
     custom_trade = True
-    merchants_returned = D.DOUGLAS_RETURNED_MERCHANTS
 
     def on_setup(self, game, p: int) -> None:
-        game.players[p].merchants_stock -= D.DOUGLAS_RETURNED_MERCHANTS
+        pl = game.players[p]
+        pl.merchants_stock -= D.DOUGLAS_RETURNED_MERCHANTS
+        pl.extra[RETURNED] = D.DOUGLAS_RETURNED_MERCHANTS
+
+    def merchants_returned(self, game, p: int) -> int:
+        return game.players[p].extra.get(RETURNED, 0)
 
     def trade(self, game, p, good, direction, merchants, discount, limit) -> None:
         options = goods_range(game, p, good, direction, merchants, discount, limit)
