@@ -645,3 +645,27 @@ def test_heuristic_trades_two_goods_per_douglas_merchant():
     start_turn(g, 0)
     act(g, "trade:sell:wool:1")
     assert heuristic_choice(g) == "choose:2"
+
+
+def test_observation_carries_each_clans_state_in_both_encoder_paths():
+    """Issue 13: the observation's ``industria.clan_state`` holds each clan's ``state_features`` (Kilts and
+    Kiltmakers / 2, the three Silos, the lambs and calves, Mackintosh's money), per relative seat; the
+    Python and compiled encoders agree bit for bit."""
+    import numpy as np
+    from clans_env.encoding.observation import ObservationEncoder
+    from clans_env.engine.clans.base import NUM_STATE_FEATURES
+    g = blank_position(4, clans=["fraser", "gordon", "macpherson", "mackintosh"], industria_clans=True)
+    for p, extra in enumerate(({"kilts": 1}, {"silos": [1, 0, 1]}, {"calves": [2, 0]}, {"mackintosh_money": 12})):
+        g.players[p].extra.update(extra)
+    expected = [[0.5, 0.0], [1.0, 0.0, 1.0], [0.25, 0.0], [0.2]]
+    vectors = []
+    for accelerated in (False, True):
+        enc = ObservationEncoder(4, industria=("industria_clans",), accelerated=accelerated)
+        sl = enc.slices["industria.clan_state"]
+        vec = enc.encode(g, 0)
+        vectors.append(vec)
+        rows = vec[sl.start:sl.start + sl.length].reshape(4, NUM_STATE_FEATURES)
+        for rel, want in enumerate(expected):
+            assert rows[rel][:len(want)].tolist() == pytest.approx(want)
+            assert not rows[rel][len(want):].any()
+    assert np.array_equal(*vectors)
