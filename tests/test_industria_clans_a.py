@@ -669,3 +669,17 @@ def test_observation_carries_each_clans_state_in_both_encoder_paths():
             assert rows[rel][:len(want)].tolist() == pytest.approx(want)
             assert not rows[rel][len(want):].any()
     assert np.array_equal(*vectors)
+
+
+def test_invariants_check_the_clans_own_state():
+    """The invariants (used after every action of the random games) refuse clan state no game reaches:
+    three Kilts (R18.F2 "a maximum of 2"), a Silo holding two Grain (R18.G2 "up to 1 Grain")."""
+    from clans_env.engine.invariants import InvariantError
+    g = position("fraser")
+    g.players[0].extra["kilts"] = 3
+    with pytest.raises(InvariantError, match="Kilts"):
+        check_invariants(g)
+    g = position("gordon")
+    g.players[0].extra["silos"] = [2, 0, 0]
+    with pytest.raises(InvariantError, match="Silos"):
+        check_invariants(g)

@@ -117,6 +117,9 @@ def check_invariants(g) -> None:
         for good in range(D.NUM_GOODS):
             if pl.merchants_market[2 * good] and pl.merchants_market[2 * good + 1]:
                 _fail(f"{where}: Merchants on both the buy and sell area of {D.GOODS[good]}")
+        problem = g.clans[p].state_problem(g, p)
+        if problem:
+            _fail(f"{where}: {problem}")
         if not 0 <= pl.shipping <= D.MAX_SHIPPING:
             _fail(f"{where}: shipping {pl.shipping}")
         if len(pl.open_contracts) > g.clans[p].export_boxes:

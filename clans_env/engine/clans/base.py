@@ -54,6 +54,8 @@ state_features              encoding/observation.py, the ``industria.clan_state`
                             (NUM_STATE_FEATURES numbers per player: Kilts, Silos, ...)
 state_text                  engine/views.py ``render_text`` (and so ``clans play``), render/map_image.py
                             ``clan_caption`` (map PNG), env/render.py (the rgb panel)
+state_problem               engine/invariants.py (the clan's own state is one a game can reach)
+merchants_returned          engine/invariants.py (the Merchants a clan has; Douglas returns one, R18.D1)
 follow_ups                  agents/heuristic.py: clan decisions its lookahead resolves as part of an action
 ==========================  ===========================================================
 
@@ -142,6 +144,10 @@ class Clan:
 
     def on_trade(self, game, p: int, good: int, qty: int, direction: int) -> None:
         """Called before a Trade at the Market is paid."""
+
+    def state_problem(self, game, p: int) -> str:
+        """What is wrong with this clan's own state (``PlayerState.extra``), or "" (for invariants.py)."""
+        return ""
 
     def merchants_returned(self, game, p: int) -> int:
         """Merchants this clan has returned to the box (Clan Douglas; invariants.py counts the rest)."""

@@ -223,6 +223,10 @@ class Fraser(Clan):
     def production_chains(self, game, p: int) -> int:
         return kiltmakers(game, p)
 
+    def state_problem(self, game, p: int) -> str:
+        k = game.players[p].extra.get(KILTS, 0)
+        return "" if 0 <= k <= D.FRASER_MAX_KILTS else f"{k} Kilts (0-{D.FRASER_MAX_KILTS} may be held, R18.F2)"
+
     def state_features(self, game, p: int) -> tuple:
         return (kilts(game, p) / D.FRASER_MAX_KILTS, kiltmakers(game, p) / D.FRASER_KILTMAKERS)
 

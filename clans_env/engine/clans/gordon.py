@@ -148,6 +148,10 @@ class Gordon(Clan):
         goods[D.GRAIN] += full
         return goods
 
+    def state_problem(self, game, p: int) -> str:
+        s = game.players[p].extra.get(SILOS, [0] * N)
+        return "" if len(s) == N and set(s) <= {0, 1} else f"Silos {s} (3 Silos of at most 1 Grain, R18.G2)"
+
     def state_features(self, game, p: int) -> tuple:
         return tuple(float(f) for f in game.players[p].extra.get(SILOS, [0] * N))
 

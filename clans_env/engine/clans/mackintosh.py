@@ -48,6 +48,10 @@ class Mackintosh(Clan):
             pl.money += D.MACKINTOSH_DEPLOY_MONEY
             pl.extra[MONEY] = pl.extra.get(MONEY, 0) + D.MACKINTOSH_DEPLOY_MONEY
 
+    def state_problem(self, game, p: int) -> str:
+        m = game.players[p].extra.get(MONEY, 0)
+        return "" if m >= 0 and m % D.MACKINTOSH_DEPLOY_MONEY == 0 else f"deployment money {m}"
+
     def state_features(self, game, p: int) -> tuple:
         return (min(1.0, game.players[p].extra.get(MONEY, 0) / 60.0),)
 

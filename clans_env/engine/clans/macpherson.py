@@ -91,6 +91,10 @@ class MacPherson(Clan):
         return (f"Clan MacPherson, Breeding: place a new {animal} for free on the space of one of two neighbouring "
                 f"{animal}s (space:<space>), or done")
 
+    def state_problem(self, game, p: int) -> str:
+        calves = game.players[p].extra.get(CALVES, [0, 0])
+        return "" if len(calves) == 2 and min(calves) >= 0 else f"calves {calves}"
+
     def state_features(self, game, p: int) -> tuple:
         lambs, calves = game.players[p].extra.get(CALVES, (0, 0))
         return (min(1.0, lambs / 8.0), min(1.0, calves / 8.0))
