@@ -38,7 +38,7 @@ from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
 from clans_env.engine.rules.awards import award_vp
 from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
                                             scoring_tile_glory, threshold_vp, tier_split)
-from clans_env.engine.state import (ACTION, GAME_OVER, K_BONUS_MENU, K_CLAN, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
+from clans_env.engine.state import (ACTION, GAME_OVER, K_CLAN, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
                                     K_EXCHANGE_TO, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PLACE, K_PORT_COPY,
                                     K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_SLAUGHTER, SETUP)
 from clans_env.engine.topology import bits
@@ -125,7 +125,7 @@ _SETTLE_CACHE: dict = {}
 
 def _settlements(g, p: int) -> int:
     pl = g.players[p]
-    key = (g.topo, pl.spaces, pl.shipping)
+    key = (g.topo, pl.spaces, pl.shipping, g.clans[p])     # clans link Settlements (MacFarlane, Sinclair)
     v = _SETTLE_CACHE.get(key)
     if v is None:
         if len(_SETTLE_CACHE) > 200_000:
@@ -134,20 +134,36 @@ def _settlements(g, p: int) -> int:
     return v
 
 
+_MONEY_AND_GOODS: dict = {}
+
+
+def _money_and_goods_values(phases_left: int, w: Weights) -> tuple:
+    """(VP per pound now, VP per pound of the next income, VP per Good in stock) for
+    ``phases_left`` and the weights (cached: they depend on nothing else)."""
+    key = (phases_left, id(w))
+    out = _MONEY_AND_GOODS.get(key)
+    if out is None or out[3] is not w:      # (hashing the dataclass costs more than the lists)
+        if len(_MONEY_AND_GOODS) > 1000:
+            _MONEY_AND_GOODS.clear()
+        mv = money_value(phases_left, w)
+        mv_income = money_value(max(phases_left - 1, 0), w)
+        # Goods in stock: their final VP, or their sale value at the Market's *starting* price when
+        # that is more (valuing them at the current price would reward pushing a price up by buying)
+        good_vp = [max(D.BASIC_GOOD_VP if D.IS_BASIC[i] else D.PROCESSED_GOOD_VP,
+                       w.sale_fraction * D.PRICES[i][D.START_STEP] * mv) for i in range(D.NUM_GOODS)]
+        out = _MONEY_AND_GOODS[key] = (mv, mv_income, good_vp, w)
+    return out[:3]
+
+
 def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Estimated final VP of every seat from the public state (see the module docstring)."""
     n = g.num_players
     if g.phase == GAME_OVER:
         return [float(r["total"]) for r in g.final_scores()]
     phases_left, prod_left = _phases(g)
-    mv = money_value(phases_left, w)
-    mv_income = money_value(max(phases_left - 1, 0), w)
+    mv, mv_income, good_vp = _money_and_goods_values(phases_left, w)
     vals = import_values(g)
     prices = [D.PRICES[i][g.prices[i]] for i in range(D.NUM_GOODS)]
-    # Goods in stock: their final VP, or their sale value at the Market's *starting* price when
-    # that is more (valuing them at the current price would reward pushing a price up by buying)
-    good_vp = [max(D.BASIC_GOOD_VP if D.IS_BASIC[i] else D.PROCESSED_GOOD_VP,
-                   w.sale_fraction * D.PRICES[i][D.START_STEP] * mv) for i in range(D.NUM_GOODS)]
     tiles_left = g.scoring_tiles[g.round - 1:] if g.scoring_tiles else ()
     topo = g.topo
     free_land = topo.land_mask & ~g.occupied
@@ -168,7 +184,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     for p, pl in enumerate(g.players):
         clan = g.clans[p]
         goods = clan.final_goods(g, p)
-        placed = [D.UNITS_PER_PLAYER[u] - pl.units_left[u] for u in range(D.NUM_UNITS)]
+        placed = [a - b for a, b in zip(D.UNITS_PER_PLAYER, pl.units_left)]
         v = float(pl.glory + pl.hops - pl.vp_bid)
         v += sum(a * b for a, b in zip(pl.imports, vals))
         v += export_vp[p] + settle_vp[p] + w.settlement * settle[p]
@@ -183,8 +199,8 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         for cid in pl.open_contracts:
             v += _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w,
                                  exports, export_vp)
-        for i in range(D.NUM_GOODS):
-            v += (goods[i] - reserved[i]) * good_vp[i]
+        for held, res, gv in zip(goods, reserved, good_vp):
+            v += (held - res) * gv
         clan_value = _CLAN_VALUES.get(clan.name)
         if clan_value is not None:          # what an Industria clan's own state is worth
             v += clan_value(g, p, pl, good_vp, phases_left)
@@ -382,7 +398,7 @@ class HeuristicAgent(Agent):
         out = {}
         for a in candidate_actions(game, legal):
             child = game.clone()
-            child.apply(a)
+            child.apply_unchecked(a)             # a candidate of the legal list: no list built after it
             out[a] = _complete_and_evaluate(child, seat, w, _FOLLOW_UP_STEPS)
         return out
 
@@ -393,6 +409,13 @@ _FOLLOW_UPS = frozenset((K_PLACE, K_SLAUGHTER, K_PORT_DISCARD, K_PORT_GAIN, K_EX
                          K_FREE_SPACE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_PRICE, K_PORT_COPY,
                          K_BONUS_ORDER, K_BONUS_MENU, K_MARKET_SELL))
 _FOLLOW_UP_STEPS = 4
+#: clan decisions (``K_CLAN`` frames, by name) that complete an action already chosen: Sinclair's Railroad
+#: Reach, MacGregor's Grazing, MacLeod's Shipyard tile 9. Those in ``_CLAN_LOOK_AHEAD`` change nothing
+#: by themselves (which unit, which Sheep), so each option is valued after completing what follows it;
+#: those in ``_CLAN_SPACES`` are placements, tried on the cheapest few spaces like ``K_PLACE``.
+_CLAN_FOLLOW_UPS = frozenset(("rail", "rail_space", "graze", "graze_sheep", "graze_to", "shipyard_copy"))
+_CLAN_LOOK_AHEAD = frozenset(("rail", "graze", "graze_sheep"))
+_CLAN_SPACES = frozenset(("rail_space", "graze_sheep", "graze_to"))
 
 
 def complete_follow_ups(g, seat: int, w: Weights = DEFAULT_WEIGHTS, steps: int = _FOLLOW_UP_STEPS):
@@ -405,36 +428,32 @@ def _complete_and_evaluate(g, seat: int, w: Weights, steps: int) -> float:
     return _complete(g, seat, w, steps)[1]
 
 
-def _is_follow_up(g, top) -> bool:
-    if top[0] == K_CLAN:        # a clan's decision completing an action (Douglas's Goods per Merchant, ...)
-        return top[2] in g.clans[top[1]].follow_ups
-    return top[0] in _FOLLOW_UPS
-
-
 def _complete(g, seat: int, w: Weights, steps: int, need_value: bool = True):
     value = None
     while steps > 0 and g.stack:
         top = g.stack[-1]
-        if top[1] != seat or not _is_follow_up(g, top):
+        clan_step = top[0] == K_CLAN and (top[2] in _CLAN_FOLLOW_UPS or top[2] in g.clans[top[1]].follow_ups)
+        if top[1] != seat or (top[0] not in _FOLLOW_UPS and not clan_step):
             break
         options = g.legal_actions()
         value = None
         if len(options) > 1:
-            if top[0] == K_PLACE:
+            if top[0] == K_PLACE or (clan_step and top[2] in _CLAN_SPACES):
                 cost = g.topo.cost
                 options.sort(key=lambda a: cost[a - SPACE])
                 options = options[:_MAX_SPACES_TRIED]
+            ahead = clan_step and top[2] in _CLAN_LOOK_AHEAD
             best_value, best_child = float("-inf"), None
             for a in options:
                 child = g.clone()
-                child.apply(a)
-                v = evaluate(child, seat, w)
+                child.apply_unchecked(a)         # from legal_actions()
+                v = _complete(child, seat, w, steps - 1)[1] if ahead else evaluate(child, seat, w)
                 if v > best_value:
                     best_value, best_child = v, child
             g, value = best_child, best_value
         else:
             g = g.clone()
-            g.apply(options[0])
+            g.apply_unchecked(options[0])
         steps -= 1
     if value is None and need_value:
         value = evaluate(g, seat, w)

@@ -360,7 +360,7 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
                 child = node.children.get(a)
                 if child is None:
                     child = node.children[a] = Node(n_players)
-                state.apply(a)
+                state.apply_unchecked(a)         # taken from this state's legal list
                 node = child
                 path.append(node)
                 continue
@@ -374,7 +374,10 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
                 if child is None:
                     child = children[a] = Node(n_players)
                     expanded = True
-                state.apply(a)
+                if node is root:
+                    state.apply(a)               # checked: the root's candidates come from the caller
+                else:
+                    state.apply_unchecked(a)     # from this state's legal list
                 node = child
                 path.append(node)
                 continue
@@ -421,7 +424,10 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
                 a = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
                 child = children[a] = Node(n_players)
                 expanded = True
-            state.apply(a)
+            if node is root:
+                state.apply(a)                   # checked: the root's candidates come from the caller
+            else:
+                state.apply_unchecked(a)         # a candidate drawn from this state's legal list
             node = child
             path.append(node)
         values = _leaf_values(state, rng, rollout, depth, scale, w, centre, prior)
@@ -469,7 +475,7 @@ def _leaf_values(state, rng, rollout: str, depth: int, scale: float, w, centre: 
             a = rng.choices(list(probs), weights=list(probs.values()))[0]
         else:
             a = greedy_action(state, rng)
-        state.apply(a)
+        state.apply_unchecked(a)                 # from the legal list (greedy_action: a candidate of it)
     if state.phase == GAME_OVER:
         return normalised_values(terminal_totals(state), scale, centre)
     state = complete_follow_ups(state, state.current_player, w)

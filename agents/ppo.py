@@ -404,27 +404,40 @@ class PPOAgent(Agent):
             self._encoder = enc
         return self._encoder
 
-    @torch.no_grad()
-    def _distribution(self, game) -> tuple[list[int], torch.Tensor]:
+    def _inputs(self, game) -> tuple[list[int], torch.Tensor, torch.Tensor]:
+        """(legal actions, observation [1, obs], legal mask [1, A]) of the position (the mask is
+        built in NumPy: indexing a torch tensor with a list costs more than the rest)."""
         legal = game.legal_actions()
         if not legal:
             raise ValueError("the game is over: there is no decision to make")
         enc = self._encoder_for(game)
         obs = torch.from_numpy(enc.encode(game, game.current_player)).unsqueeze(0)
-        mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
         mask[0, legal] = True
+        return legal, obs, torch.from_numpy(mask)
+
+    @torch.no_grad()
+    def _distribution(self, game) -> tuple[list[int], torch.Tensor]:
+        legal, obs, mask = self._inputs(game)
         logits, _ = self.net(obs, mask)
         dist = MaskedCategorical(logits / self.temperature, mask)
         return legal, dist.probs[0]
 
+    @torch.no_grad()
     def act(self, game) -> int:
-        legal, probs = self._distribution(game)
-        if len(legal) == 1:
+        if not self.greedy:
+            legal, probs = self._distribution(game)
+            if len(legal) == 1:
+                return legal[0]
+            p = probs[legal].double().numpy()
+            return legal[int(self._np_rng.choice(len(legal), p=p / p.sum()))]
+        legal, obs, mask = self._inputs(game)
+        if len(legal) == 1:                    # forced: no forward pass needed
             return legal[0]
-        p = probs[legal].double().numpy()
-        if self.greedy:
-            return legal[int(np.argmax(p))]
-        return legal[int(self._np_rng.choice(len(legal), p=p / p.sum()))]
+        logits, _ = self.net(obs, mask)
+        # the most probable legal action is the legal action with the largest logit (softmax and
+        # temperature keep the order), so no distribution is built
+        return legal[int(np.argmax(logits[0].numpy()[legal]))]
 
     def policy_prior(self, game) -> dict[int, float]:
         """{legal action: probability} under the policy (for MCTS priors or rollout policies)."""
@@ -440,9 +453,6 @@ class PPOAgent(Agent):
         if game.is_terminal():
             raise ValueError("the game is over: use game.final_scores()")
         seat = game.current_player
-        enc = self._encoder_for(game)
-        obs = torch.from_numpy(enc.encode(game, seat)).unsqueeze(0)
-        mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
-        mask[0, game.legal_actions()] = True
+        _, obs, mask = self._inputs(game)
         _, values = self.net(obs, mask)
         return np.roll(values[0].numpy(), seat).astype(float).tolist()

@@ -84,6 +84,11 @@ def _ppo(**kw):
     return PPOAgent(**kw)
 
 
+def _automa(**kw):
+    from .automa_seat import AutomaSeat
+    return AutomaSeat(**kw)
+
+
 _SEED = (int, "seed of the agent's random generator")
 KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random", "uniformly random legal actions", {"seed": _SEED}, _random),
@@ -109,6 +114,10 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
         "path": (str, "model file"), "greedy": (_bool, "argmax instead of sampling (default 1)"),
         "temperature": (float, "softmax temperature when sampling (default 1)"),
         "seed": _SEED}, _ppo),
+    AgentKind("automa", "the physical game's solo opponent (a game seat the engine plays, not an agent; "
+              "tournaments seat it through GameConfig.automa)", {
+        "level": (int, "difficulty 1 (Very Easy) to 5 (Very Hard), default 3"),
+        "seed": (int, "unused: its cards and dice come from the game's generator")}, _automa),
 )}
 
 

@@ -1,5 +1,6 @@
 """Engine speed: microseconds per decision (legal_actions + apply), random games per second,
-and clone microseconds on mid-game states.
+microseconds per decision when a search replays known actions (``apply_unchecked``, or ``apply``
+in a checkout without it), and clone microseconds on mid-game states.
 
     python benchmarks/engine_speed.py                  # this checkout
     python benchmarks/engine_speed.py --baseline HEAD~1  # also a git revision, interleaved, with ratios
@@ -48,6 +49,23 @@ def measure(games: int, players: int, seed: int, industria: bool = False) -> dic
             if g.round == 3 and len(clone_states) < 50 * (i + 1) and rng.random() < 0.05:
                 clone_states.append(g.clone())      # a snapshot: the live game ends up finished
     wall = time.perf_counter() - t0
+    # search replays: the same games' actions applied again to fresh copies of their starts, as a
+    # search replays a known path (``apply_unchecked`` where the checkout has it, else ``apply``)
+    records = []
+    for i in range(games):
+        g = Game(GameConfig(num_players=players, seed=seed + i, **options))
+        records.append((g, _history_of(g, rng)))
+    t_replay = 0.0
+    replayed = 0
+    for start, actions in records:
+        g = start.clone()
+        step = getattr(g, "apply_unchecked", g.apply)
+        t = time.perf_counter()
+        for a in actions:
+            step(a)
+        t_replay += time.perf_counter() - t
+        replayed += len(actions)
+        assert g.is_terminal()
     # clone cost on mid-game states
     reps = 200
     t = time.perf_counter()
@@ -58,7 +76,17 @@ def measure(games: int, players: int, seed: int, industria: bool = False) -> dic
     assert clone_states and not any(g.is_terminal() for g in clone_states)
     return {"players": players, "games": games, "decisions": decisions,
             "us_per_decision": t_decide / decisions * 1e6, "games_per_s": games / wall,
-            "decisions_per_game": decisions / games, "clone_us": clone_us, "clone_states": len(clone_states)}
+            "decisions_per_game": decisions / games, "clone_us": clone_us, "clone_states": len(clone_states),
+            "replay_us_per_decision": t_replay / replayed * 1e6}
+
+
+def _history_of(start, rng) -> list:
+    """The actions of a random game played from a copy of ``start``."""
+    g = start.clone()
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        g.apply(legal[int(rng.random() * len(legal))])
+    return g.history
 
 
 def measure_catanatron(games: int, players: int, seed: int) -> dict:
@@ -106,7 +134,8 @@ def main() -> None:
                                                f"measure_catanatron({args.games}, {n}, {args.seed})"))
         print(f"engine speed: {args.games} random games x {args.rounds} repetitions per row "
               f"(median), Python {sys.version.split()[0]}")
-        header = f"{'version':<10}{'players':>8}{'us/decision':>13}{'games/s':>10}{'decisions/game':>16}{'clone us':>10}"
+        header = (f"{'version':<10}{'players':>8}{'us/decision':>13}{'games/s':>10}{'decisions/game':>16}"
+                  f"{'clone us':>10}{'replay us/dec':>15}")
         print(header)
         print("-" * len(header))
         med = {}
@@ -114,10 +143,11 @@ def main() -> None:
             for n in args.players:
                 rows = results[name][n]
                 m = {k: statistics.median(r[k] for r in rows)
-                     for k in ("us_per_decision", "games_per_s", "decisions_per_game", "clone_us")}
+                     for k in ("us_per_decision", "games_per_s", "decisions_per_game", "clone_us",
+                               "replay_us_per_decision")}
                 med[(name, n)] = m
                 print(f"{name:<10}{n:>8}{m['us_per_decision']:>13.1f}{m['games_per_s']:>10.2f}"
-                      f"{m['decisions_per_game']:>16.0f}{m['clone_us']:>10.1f}")
+                      f"{m['decisions_per_game']:>16.0f}{m['clone_us']:>10.1f}{m['replay_us_per_decision']:>15.1f}")
         if args.industria:
             print(f"\nIndustria (industria=True, this checkout, same run, median):")
             for n in args.players:
@@ -139,7 +169,8 @@ def main() -> None:
             for n in args.players:
                 c, b = med[("current", n)], med[("baseline", n)]
                 print(f"  {n} players: us/decision x{c['us_per_decision'] / b['us_per_decision']:.2f}, "
-                      f"games/s x{c['games_per_s'] / b['games_per_s']:.2f}, clone x{c['clone_us'] / b['clone_us']:.2f}")
+                      f"games/s x{c['games_per_s'] / b['games_per_s']:.2f}, clone x{c['clone_us'] / b['clone_us']:.2f}, "
+                      f"replay us/decision x{c['replay_us_per_decision'] / b['replay_us_per_decision']:.2f}")
 
 
 if __name__ == "__main__":

@@ -107,7 +107,8 @@ class ConstantEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.steps_per_game = steps_per_game
         mask = np.ones(num_actions, np.int8)
-        self._observation = {"observation": np.zeros(size, np.float32), "action_mask": mask}
+        # a constant, not all-zero observation (PettingZoo's api_test warns about an all-zero one)
+        self._observation = {"observation": np.full(size, 0.5, np.float32), "action_mask": mask}
         box = spaces.Dict({"observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
                            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)})
         self.observation_spaces = dict.fromkeys(self.possible_agents, box)

@@ -7,6 +7,8 @@ The wording follows the rulebook sections named in brackets (``/work/shared/rule
 """
 from __future__ import annotations
 
+import re
+
 from clans_env.engine.state import DECISION_KINDS
 
 #: decision kind -> (rulebook section, explanation)
@@ -178,8 +180,14 @@ SECTION_HELP: dict[str, str] = {
     "choose": "choose:<k> - the k-th option of a small menu (quantity, contract, clan, bid)",
 }
 
+def for_users(doc: str) -> str:
+    """A module docstring as a ``--help`` text: the reST literal markup (double backquotes) dropped."""
+    return re.sub(r"``([^`]+)``", r"\1", doc)
+
+
 COMMANDS_HELP = """\
-Answer with the number of a listed move, or type its name (e.g. expand:sheep, pass). A unique
+Answer with the number of a listed move (numbered from 0, as choose:0 is the first option of a
+menu), or type its name (e.g. expand:sheep, pass). A unique
 beginning of a name is enough (e.g. upgrade_s).
 Commands:
   help            explain the pending decision and how to type moves

@@ -6,11 +6,13 @@
     clans benchmark strength --games 100
     clans benchmark openspiel --games 20 --sims 50
     clans benchmark speed
+    clans ladder heuristic --quick                 # a rating on the standard ladder (docs/leaderboard.md)
     clans serve runs                               # web viewer: replays, tournaments, play in the browser
 
-Each subcommand lives in a function ``add_<name>_parser(subparsers)`` that registers its parser
-and sets ``func`` (called with the parsed arguments, returns the exit status).
+Run `clans COMMAND --help` for the options of a command.
 """
+# Each subcommand lives in a function add_<name>_parser(subparsers) that registers its parser and sets
+# func (called with the parsed arguments, returns the exit status).
 from __future__ import annotations
 
 import argparse
@@ -169,21 +171,21 @@ def add_benchmark_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--solo-games", type=int, default=50, help="solo games per agent (default 50; 0 = skip)")
     s.add_argument("--solo-agents", default="random;heuristic;mcts:sims=200",
                    help="agent specs for the solo means, separated by ';' (default random;heuristic;mcts:sims=200)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--workers", type=int, default=2)
+    s.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    s.add_argument("--workers", type=int, default=2, help="parallel game processes (default 2)")
     s.set_defaults(func=run_strength_cmd)
     o = which.add_parser("openspiel", help="our MCTSAgent vs OpenSpiel's MCTSBot at equal simulations")
     o.add_argument("--games", type=int, default=20, help="games (each deal from both seats; default 20)")
     o.add_argument("--sims", type=int, default=50, help="simulations per decision for both (default 50)")
-    o.add_argument("--seed", type=int, default=0)
-    o.add_argument("--workers", type=int, default=2)
+    o.add_argument("--seed", type=int, default=0, help="seed of the deals and bots (default 0)")
+    o.add_argument("--workers", type=int, default=2, help="parallel game processes (default 2)")
     o.add_argument("--config", choices=["both", "heuristic", "random"], default="both",
                    help="our MCTS configuration: heuristic leaf evaluation (as shipped), random rollouts to the "
                         "end (as MCTSBot), or both side by side on the same deals (default both)")
     o.set_defaults(func=run_openspiel_cmd)
     sp = which.add_parser("speed", help="engine steps/s, clone, heuristic and MCTS speed")
     sp.add_argument("--seconds", type=float, default=3.0, help="measuring time per item (default 3)")
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--seed", type=int, default=0, help="seed of the games played while measuring (default 0)")
     sp.set_defaults(func=run_speed_cmd)
     return p
 
@@ -204,18 +206,42 @@ def run_strength_cmd(args) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    import time
+    parts = []                          # (label, lineup, games, run)
     if args.games:
-        print(B.format_head_to_head(B.head_to_head("heuristic", "random", args.games, args.seed, args.workers)))
+        parts.append(("heuristic vs random", ["heuristic", "random"], args.games, lambda: B.format_head_to_head(
+            B.head_to_head("heuristic", "random", args.games, args.seed, args.workers))))
     if args.mcts_games:
-        print(B.format_head_to_head(B.head_to_head(args.mcts, "heuristic", args.mcts_games, args.seed + 1,
-                                                   args.workers)))
+        parts.append((f"{args.mcts} vs heuristic", [args.mcts, "heuristic"], args.mcts_games,
+                      lambda: B.format_head_to_head(B.head_to_head(args.mcts, "heuristic", args.mcts_games,
+                                                                   args.seed + 1, args.workers))))
     for spec in solo_specs:
+        parts.append((f"solo {spec}", [spec], args.solo_games,
+                      lambda spec=spec: B.format_solo(B.solo(spec, args.solo_games, args.seed + 2, args.workers))))
+    # say up front how long it will take: each agent's time per decision, timed here on a few decisions
+    estimates = [B.estimate_seconds(lineup, games, args.workers, args.seed) for _, lineup, games, _ in parts]
+    print(f"clans benchmark strength: {len(parts)} parts, about {_duration(sum(estimates))} in all on "
+          f"{args.workers} worker(s) (estimated from each agent's time per decision on this machine; fewer "
+          f"games: --games, --mcts-games, --solo-games; Ctrl-C stops)", flush=True)
+    start = time.perf_counter()
+    for k, ((label, _, games, run), estimate) in enumerate(zip(parts, estimates), 1):
+        print(f"[{k}/{len(parts)}] {label}: {games} games, about {_duration(estimate)}", flush=True)
         try:
-            print(B.format_solo(B.solo(spec, args.solo_games, args.seed + 2, args.workers)))
+            print(run())
         except ValueError as e:
-            print(f"solo {spec}: skipped: {e}")
-            break
+            print(f"{label}: skipped: {e}")
+            if label.startswith("solo"):
+                break
+    print(f"done in {_duration(time.perf_counter() - start)}")
     return 0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def run_openspiel_cmd(args) -> int:
@@ -237,8 +263,9 @@ def run_speed_cmd(args) -> int:
 # ------------------------------------------------------------------------------------------------
 # the dispatcher
 def build_parser() -> argparse.ArgumentParser:
+    from .help_text import for_users
     parser = argparse.ArgumentParser(prog="clans", description="Clans of Caledonia research environment",
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=for_users(__doc__))
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     # ---- tournaments and benchmarks (agents) ----
@@ -252,6 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .replay import add_replay_parser
     add_play_parser(subparsers)
     add_replay_parser(subparsers)
+    # ---- the benchmark ladder (clans_cli/ladder_cmd.py -> training/ladder.py) ----
+    from .ladder_cmd import add_ladder_parser
+    add_ladder_parser(subparsers)
     # ---- the web viewer (clans_cli/serve.py -> clans_web) ----
     from .serve import add_serve_parser
     add_serve_parser(subparsers)

@@ -1,14 +1,14 @@
 """``clans play``: play a full game of Clans of Caledonia in the terminal against agents.
 
 The table (map, Market, Export contracts, every player's standing and your own Player board)
-is drawn with ``rich``; your legal moves are listed by number and by their action names, and
-you answer with either. Type ``help`` for what the pending decision asks, ``undo`` to take
+is drawn with ``rich``; your legal moves are listed by number (from 0, as ``choose:0`` counts)
+and by their action names, and you answer with either. Type ``help`` for what the pending decision asks, ``undo`` to take
 back your last decision, ``save``/``map`` to write the game or a picture. Input is read line
 by line from stdin, so a game can be scripted with a pipe::
 
     clans play --players 2 --seat 0 --opponents heuristic --seed 7 --save mygame.json
     clans play --load mygame.json                       # resume (seat and opponents are saved)
-    yes 1 | clans play --opponents random --seed 3      # always take the first listed move
+    yes 0 | clans play --opponents random --seed 3      # always take the first listed move
 
 Exit status: 0 when the game ended or you quit, 1 when the input ran out before the end,
 2 for bad options or files.
@@ -39,7 +39,7 @@ from clans_env.engine.rules.common import placement_cost, price, reach
 from clans_env.engine.rules.scoring import import_values
 from clans_env.engine.state import K_PLACE, PHASE_NAMES, PLACE_CLAN, PLACE_FIRST, PLACE_FREE
 
-from .help_text import COMMANDS_HELP, PORT_TILE_HELP, SCORING_TILE_HELP, SECTION_HELP, decision_help
+from .help_text import COMMANDS_HELP, PORT_TILE_HELP, SCORING_TILE_HELP, SECTION_HELP, decision_help, for_users
 from .replay import GameFileError, load_game_file, write_map_png, write_record
 
 #: seat colours, matching ``clans_env.render.map_image.PLAYER_COLOURS``
@@ -143,9 +143,28 @@ def map_view(game: Game, highlight=frozenset()) -> Text:
         text.append("\n")
         text.append_text(bottom)
         text.append("\n")
-    letters = ", ".join(f"{D.UNIT_LETTER[u]} {D.UNITS[u]}" for u in range(D.NUM_UNITS))
-    text.append(f"units: {letters}; rivers are not drawn here (`map FILE.png` draws them)", style="dim")
+    text.append(MAP_LEGEND, style="dim")
     return text
+
+
+#: what the text map's cells mean (printed under it)
+MAP_LEGEND = (
+    "cells: 4gf = empty land costing £4 (land g grassland, f forest, m mountain); ~~~ loch; P1S = a unit of "
+    "player P1 (" + ", ".join(f"{D.UNIT_LETTER[u]} {D.UNITS[u]}" for u in range(D.NUM_UNITS)) + "); "
+    "XX blocked (covered) space; .. not in play with this many players; * a space you may choose now. "
+    "Rivers are not drawn here (`map FILE.png` draws them).")
+
+
+def players_legend(game: Game, human: int | None, names) -> Text:
+    """One line naming each seat in its map colour: seat, player or agent name, VP if the game ended now."""
+    scores = game.final_scores()
+    t = Text("players: ")
+    for p in range(game.num_players):
+        if p:
+            t.append("   ")
+        t.append_text(seat_text(p, human, names))
+        t.append(f" {scores[p]['total']} VP", style=SEAT_STYLES[p % len(SEAT_STYLES)])
+    return t
 
 
 def header_view(game: Game, human: int | None) -> Text:
@@ -228,9 +247,14 @@ def players_table(game: Game, human: int | None, names) -> Table:
         if label == "passed" and not any(values):
             continue
         table.add_row(label, *values)
-    table.caption = ("goods: wo wool, mi milk, gr grain, ch cheese, br bread, wh whisky; VP now: the score "
-                     "sheet if the game ended now")
+    table.caption = GOODS_LEGEND
     return table
+
+
+#: the goods abbreviations of the players table, and the meat that contracts ask for
+GOODS_LEGEND = ("goods: wo wool, mi milk, gr grain, ch cheese, br bread, wh whisky; mutton and beef (in "
+                "contracts) are meat: slaughter a Sheep or Cow from the map when fulfilling; VP now: the score "
+                "sheet if the game ended now")
 
 
 def player_board_view(game: Game, p: int):
@@ -282,7 +306,8 @@ def ports_view(game: Game, human: int | None) -> Text:
 
 def table_view(game: Game, human: int | None, names, highlight=frozenset()):
     """Everything on the table, for a full redraw."""
-    parts = [Rule(style="dim"), header_view(game, human), map_view(game, highlight), ports_view(game, human),
+    parts = [Rule(style="dim"), header_view(game, human), map_view(game, highlight),
+             players_legend(game, human, names), ports_view(game, human),
              Columns([market_table(game, human), contracts_table(game)], padding=(0, 3)),
              players_table(game, human, names)]
     if game.config.industria_modules:
@@ -322,14 +347,37 @@ def annotate(game: Game, action: int) -> str:
         cost = placement_cost(game, frame[1], frame[2], off, free_land=(frame[3] == PLACE_FREE))
         s += f" (pay £{cost}; land {land or 'loch'} £{b.cost[off]})"
     elif name == "choose" and game.stack:
-        meaning = choice_meaning(game.decision_text(), off)
-        if meaning:
-            s += f" = {meaning}"
+        s = describe_move(game, action)        # a menu answer with its meaning, or a count with its question
+    elif name == "trade" and frame is not None:
+        p = game.current_player
+        after = game.clone()
+        after.apply(action)
+        delta = after.players[p].money - game.players[p].money
+        s += f" (pay £{-delta})" if delta < 0 else f" (get £{delta})"
     elif name == "fulfil":
         pl = game.players[game.current_player]
         if off < len(pl.open_contracts):
             need, gain = contract_parts(pl.open_contracts[off])
             s += f" (#{pl.open_contracts[off]}: {need} -> {gain})"
+    return s
+
+
+def describe_move(game: Game, action: int) -> str:
+    """A move in words, read before it is made: the action's name plus what a menu answer means
+    (``choose:k = ...``, or the question of a ``choose:k`` count) and the unit a space receives."""
+    s = game.action_to_string(action)
+    name, off = A.section_of(action)
+    frame = game.stack[-1] if game.stack else None
+    if name == "choose" and frame is not None:
+        text = game.decision_text()
+        meaning = choice_meaning(text, off)
+        if meaning:
+            return f"{s} = {meaning}"
+        if "choose:k" in text:           # a count: "how many ... (choose:k)"
+            question = re.sub(r"\s*\(?choose:k[^)]*\)?", "", text).strip().rstrip(".:;,")
+            return f"{s} ({question}: {off})"
+    if name == "space" and frame is not None and frame[0] == K_PLACE:
+        return f"{s} ({D.UNITS[frame[2]]})"
     return s
 
 
@@ -346,7 +394,7 @@ def describe_decision(game: Game) -> str:
 
 
 def moves_view(game: Game, legal: list[int]) -> Columns:
-    items = [Text.assemble((f"{i:>3}", "bold cyan"), " ", annotate(game, a)) for i, a in enumerate(legal, 1)]
+    items = [Text.assemble((f"{i:>3}", "bold cyan"), " ", annotate(game, a)) for i, a in enumerate(legal)]
     return Columns(items, padding=(0, 2), equal=False, column_first=True)
 
 
@@ -380,6 +428,14 @@ class _EndOfInput(Exception):
     pass
 
 
+def automa_lines(game: Game) -> list[str]:
+    """The game record of the Automa's turns (empty without an Automa)."""
+    if not game.config.automa:
+        return []
+    from clans_env.engine.rules.automa import log_lines
+    return log_lines(game)
+
+
 def human_decision_points(config: GameConfig, actions: list[int], seat: int) -> list[int]:
     """Indices into ``actions`` at which ``seat`` made the decision (replaying from setup)."""
     g = Game(config)
@@ -406,6 +462,7 @@ class PlaySession:
         self.save_path = save_path
         self.echo = echo
         self._show_full = True
+        self._bots_moved = False
         self._round_glory = [pl.glory for pl in game.players]
 
     # ---- output helpers
@@ -421,8 +478,8 @@ class PlaySession:
     # ---- main loop
     def run(self) -> int:
         g = self.game
-        self.say(Rule(f"Clans of Caledonia: {g.num_players} players, seed {g.config.seed}; you are "
-                      f"P{self.human}"))
+        who = "solo game" if g.num_players == 1 else f"{g.num_players} players"
+        self.say(Rule(f"Clans of Caledonia: {who}, seed {g.config.seed}; you are P{self.human}"))
         self.plain("Type a move number or name; 'help' explains the decision and lists commands.", "dim")
         try:
             while not self.game.is_terminal():
@@ -451,11 +508,33 @@ class PlaySession:
     def _apply(self, action: int) -> None:
         g = self.game
         before_round, before_phase = g.round, g.phase
+        before = g.clone() if PHASE_NAMES[before_phase] == "action" else None
+        seen = len(automa_lines(g))
         g.apply(action)
-        if g.phase != before_phase and PHASE_NAMES[g.phase] == "production":
+        for line in automa_lines(g)[seen:]:         # the Automa's turns, resolved inside apply
+            self.say(Text("  " + line, style="magenta"))
+        if before is not None and (g.phase != before_phase or g.round != before_round):
+            # this move ended the action phase: Production follows (within the same move when nobody has a
+            # choice to make in it)
             self.say(Rule("Production", style="dim"))
+            self._production_report(before)
         if g.round != before_round or (g.is_terminal() and before_phase != g.phase):
             self._round_report(before_round)
+
+    def _production_report(self, before: Game) -> None:
+        """What Production gives each player (rulebook "Phase 3: Production" 1.-2.: the Workers' income and
+        the Basic goods of Sheep, Cows and Fields, with clan effects), worked out by the engine's own
+        Production rule on a copy of the position; processing choices follow as decisions."""
+        from clans_env.engine.rules.production import produce
+        for p in range(before.num_players):
+            copy = before.clone()
+            pl0 = copy.players[p]
+            money, goods = pl0.money, list(pl0.goods)
+            produce(copy, p)
+            pl = copy.players[p]
+            made = [f"{q1 - q0} {D.GOODS[i]}" for i, (q0, q1) in enumerate(zip(goods, pl.goods)) if q1 > q0]
+            self.say(Text.assemble("  ", self.seat(p), f" produces {', '.join(made) or 'no goods'} and earns "
+                                   f"£{pl.money - money}"))
 
     def _round_report(self, finished_round: int) -> None:
         g = self.game
@@ -476,28 +555,27 @@ class PlaySession:
         if action not in g.legal_actions():
             raise RuntimeError(f"agent {self.names[p]!r} returned {action!r}, which is not a legal action for "
                                f"the '{kind}' decision")
-        text = g.action_to_string(action)
-        line = Text.assemble("  ", self.seat(p), f"  {kind}: ", (text, "bold"))
-        section, offset = A.section_of(action)
-        if section == "choose":      # a menu answer means little without its question
-            meaning = choice_meaning(g.decision_text(), offset)
-            line.append(f" = {meaning}" if meaning else f"  ({g.decision_text()[:70]})", style="dim")
-        self.say(line)
+        self.say(Text.assemble("  ", self.seat(p), f"  {kind}: ", (describe_move(g, action), "bold")))
         self._apply(action)
-        self._show_full = True
+        self._bots_moved = True
 
     def _human_decision(self) -> None:
         g = self.game
         kind = g.decision_kind
         legal = g.legal_actions()
         highlight = frozenset(a - A.SPACE for a in legal if A.section_of(a)[0] == "space")
-        if kind == "main" or (self._show_full and kind in _FULL_VIEW_KINDS):
+        if self._show_full and kind in _FULL_VIEW_KINDS:
+            # the whole table at the start and at each new round (and on `board`); otherwise the map
+            # and standings after the bots' moves, so the table is not redrawn after every bot move
             self.say(table_view(g, self.human, self.names, highlight))
             self._show_full = False
-        elif highlight:
+        elif highlight or (self._bots_moved and kind == "main"):
             self.say(map_view(g, highlight))
+            self.say(players_legend(g, self.human, self.names))
+            self.say(status_line(g, self.human))
         else:
             self.say(status_line(g, self.human))
+        self._bots_moved = False
         self._prompt_header(kind)
         self.say(moves_view(g, legal))
         while True:
@@ -560,7 +638,8 @@ class PlaySession:
         if word == "map":
             if not rest:
                 raise ValueError("map needs a file name: map FILE.png")
-            path = write_map_png(g, rest, title=f"Round {g.round} - P{self.human} is you")
+            path = write_map_png(g, rest, title=f"Round {g.round} - P{self.human} is you",
+                                 names=[("you" if p == self.human else n) for p, n in enumerate(self.names)])
             self.plain(f"wrote the map picture to {path}", "green")
             return False
         if word in ("quit", "exit"):
@@ -634,16 +713,16 @@ class PlaySession:
 
 
 def parse_move(game: Game, text: str) -> int:
-    """A legal action from a move number (1-based, as listed), an action name, or a unique
+    """A legal action from a move number (from 0, as listed), an action name, or a unique
     beginning of a legal action's name; ValueError naming the choices otherwise."""
     legal = game.legal_actions()
     names = [game.action_to_string(a).split(" (")[0] for a in legal]
     text = text.strip()
     if text.isdigit():
         n = int(text)
-        if 1 <= n <= len(legal):
-            return legal[n - 1]
-        raise ValueError(f"there is no move {n}: choose a number from 1 to {len(legal)}, a move name, or 'help'")
+        if n < len(legal):
+            return legal[n]
+        raise ValueError(f"there is no move {n}: choose a number from 0 to {len(legal) - 1}, a move name, or 'help'")
     lowered = text.lower()
     if lowered in names:
         return legal[names.index(lowered)]
@@ -660,7 +739,7 @@ def parse_move(game: Game, text: str) -> int:
     if matches:
         raise ValueError(f"{text!r} matches several moves: {_some([game.action_to_string(a) for a in matches])}; "
                          f"type more of the name or the number")
-    raise ValueError(f"unknown move or command {text!r}: type a number from 1 to {len(legal)}, a move name "
+    raise ValueError(f"unknown move or command {text!r}: type a number from 0 to {len(legal) - 1}, a move name "
                      f"such as {names[0]}, or one of the commands {', '.join(c for c in COMMANDS if c != '?')}")
 
 
@@ -677,7 +756,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="your seat, 0 .. players-1 (default 0); turn order is drawn at random")
     parser.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,
                         help="agent spec for every other seat, or one per other seat in seat order "
-                             "(random, heuristic, mcts:sims=200, ppo:path=FILE; default heuristic)")
+                             "(random, heuristic, mcts:sims=200, ppo:path=FILE, automa:level=3 for the game's "
+                             "own solo opponent; default heuristic)")
     parser.add_argument("--seed", type=int, default=None, help="game seed (default 0)")
     parser.add_argument("--clans", nargs="+", metavar="CLAN", default=None,
                         help="fix the clans in seat order (e.g. --clans stewart campbell)")
@@ -734,6 +814,9 @@ def build_session(args, console: Console, inp: TextIO) -> PlaySession:
         specs = {p: saved_specs[p] for p in range(n) if p != seat}
     else:
         specs = {p: "heuristic" for p in range(n) if p != seat}
+    automa = {p: make_agent(s, 0).automa_level for p, s in specs.items() if s.strip().split(":")[0] == "automa"}
+    if automa and not args.load:      # the Automa is a seat of the game, played by the engine
+        game = Game(GameConfig(**kwargs, automa=automa))
     bots = {p: make_agent(spec, seed=game.config.seed * 10 + p + 1) for p, spec in specs.items()}
     labels = [("human" if p == seat else agent_label(bots[p], specs[p])) for p in range(n)]
     echo = args.echo or not (hasattr(inp, "isatty") and inp.isatty())
@@ -754,14 +837,14 @@ def run(args, inp: TextIO | None = None, console: Console | None = None) -> int:
 def add_play_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``clans play`` on an argparse subparsers object."""
     parser = subparsers.add_parser("play", help="play a game in the terminal against agents",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=for_users(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="clans play", description=__doc__,
+    parser = argparse.ArgumentParser(prog="clans play", description=for_users(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv))

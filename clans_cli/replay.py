@@ -3,16 +3,16 @@
 FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`` and
 ``clans play --save`` write it), a tournament replay file (``replays/game_*.json`` under a
 ``clans tournament --out`` folder: the record plus the seats' names) or a full saved state
-(``Game.save``; its history is replayed from the start). The text view is printed once per
-round (``--step`` / ``--verbose``: after every decision; ``--pause`` waits for Enter after each
-view), and ``--out DIR`` receives
-``round-1.png`` ... ``round-5.png`` (the map at the end of each round) and ``final.png``.
+(``Game.save``; its history is replayed from the start). At the end of each round it lists the
+moves made (every decision in words, e.g. ``choose:1 = mackenzie with Starting tile 3``, with the
+player's seat and name), then the position and the players' VP (``--step`` / ``--verbose``: every
+move as it is made, with the position after it; ``--pause`` waits for Enter after each view), and
+``--out DIR`` receives ``round-1.png`` ... ``round-5.png`` (the map at the end of each round, with a
+legend of the players' colours, names and VP) and ``final.png``.
 ``--html OUT.html`` writes instead one self-contained web page of the replay (the web viewer's
 board, decision stepping, charts and score sheet) that opens in a browser without a server.
-
-The file helpers here (``load_game_file``, ``write_record``, ``write_map_png``) are shared
-with ``clans play``.
 """
+# The file helpers here (load_game_file, write_record, write_map_png) are shared with clans play.
 from __future__ import annotations
 
 import argparse
@@ -23,14 +23,19 @@ from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
 
+from .help_text import for_users
+
 from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's file helpers)
     RECORD_FORMAT, RECORD_VERSION, GameFileError, _checked_record, load_game_file, read_game_file, write_record,
 )
 
 
-def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> Path:
-    """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic)."""
-    from clans_env.render.map_image import clan_caption, game_occupants, render_position_png   # matplotlib only when wanted
+def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80, names=None) -> Path:
+    """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic), with a legend of
+    the players' colours: seat, name (``names[seat]``, e.g. the agents' specs) and VP if it ended now, and a
+    caption with each clan's own state (Kilts, Silos, ...)."""
+    from clans_env.render.map_image import (clan_caption, game_occupants, game_players,  # matplotlib only when wanted
+                                            render_position_png)
 
     path = Path(path)
     if path.suffix.lower() != ".png":
@@ -41,7 +46,7 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> 
     os.close(fd)
     try:
         render_position_png(game.board, tmp, game_occupants(game), port_tiles=ports, num_players=game.num_players,
-                            title=title, dpi=dpi, caption=clan_caption(game))
+                            title=title, dpi=dpi, players=game_players(game, names), caption=clan_caption(game))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; a picture is for sharing
@@ -52,9 +57,17 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80) -> 
     return path
 
 
-def _round_title(game: Game, label: str) -> str:
-    totals = ", ".join(f"P{p} {r['total']} VP" for p, r in enumerate(game.final_scores()))
-    return f"{label} - {totals}"
+def map_players(game: Game, names=None) -> list[tuple[int, str, int]]:
+    """The map legend's rows: (seat, player or agent name, VP if the game ended now)."""
+    scores = game.final_scores()
+    return [(p, str(names[p]) if isinstance(names, list) and p < len(names) else f"player {p}", scores[p]["total"])
+            for p in range(game.num_players)]
+
+
+def position(game: Game) -> str:
+    """The text view of the position without its last line, the pending decision (a replay shows the
+    moves that were made instead)."""
+    return game.render_text().split("\n>> ")[0]
 
 
 def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, pause=None) -> list[Path]:
@@ -85,8 +98,16 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
 
     console.print(Rule(f"Replay of {path}: {config.num_players} players, seed {config.seed}, "
                        f"{len(actions)} decisions"))
+    from .play import describe_move, score_table
+
+    def legend():
+        console.print("players: " + "   ".join(f"{seat_name(p)} {vp} VP" for p, _, vp in map_players(game, names)),
+                      markup=False, highlight=False)
+
     console.print(game.render_text(), markup=False, highlight=False)
+    legend()
     current_round = game.round
+    round_moves: list[str] = []
 
     def keep_going() -> bool:
         if pause is None:
@@ -102,13 +123,16 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
         p = game.current_player
         kind = game.decision_kind
         try:
-            text = game.action_to_string(a)
+            text = describe_move(game, a)
             game.apply(a)
         except (IllegalActionError, ValueError) as e:
             raise GameFileError(f"{path}: the record does not replay: decision #{i} ({a!r}) failed: {e}") from None
+        move = f"#{i:<4} {seat_name(p)} {kind}: {text}"
+        round_moves.append(move)
         if step:
-            console.print(f"#{i:<4} {seat_name(p)} {kind}: {text}", markup=False, highlight=False)
-            console.print(game.render_text(), markup=False, highlight=False)
+            console.print(move, markup=False, highlight=False)
+            console.print(position(game), markup=False, highlight=False)
+            legend()
             stopped = not keep_going()
         if game.round != current_round or game.is_terminal():
             finished = current_round
@@ -119,19 +143,25 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
                 label = f"End of round {finished}"
             console.print(Rule(label))
             if not step:
-                console.print(game.render_text(), markup=False, highlight=False)
+                console.print(f"The moves of round {finished}:", markup=False, highlight=False)
+                for line in round_moves:
+                    console.print("  " + line, markup=False, highlight=False)
+                console.print(position(game), markup=False, highlight=False)
+                legend()
                 stopped = stopped or not keep_going()
+            round_moves = []
             if out is not None and not game.is_terminal():
                 written.append(write_map_png(game, out / f"round-{finished}.png",
-                                             title=_round_title(game, label), dpi=dpi))
+                                             title=label, dpi=dpi, names=names))
     if out is not None:
         if game.is_terminal():
             written.append(write_map_png(game, out / f"round-{game.round}.png",
-                                         title=_round_title(game, f"End of round {game.round}"), dpi=dpi))
+                                         title=f"End of round {game.round}", dpi=dpi,
+                                         names=names))
         written.append(write_map_png(game, out / "final.png",
-                                     title=_round_title(game, "Final" if game.is_terminal() else
-                                                        f"After {len(actions)} decisions (unfinished)"), dpi=dpi))
-    from .play import score_table
+                                     title="Final" if game.is_terminal() else
+                                     f"After {len(actions)} decisions (unfinished)", dpi=dpi,
+                                     names=names))
     console.print(Rule("Score sheet" if game.is_terminal() else "Score sheet (game unfinished: scored as if "
                                                                  "it ended now)"))
     console.print(score_table(game, [seat_name(p) for p in range(game.num_players)]))
@@ -185,14 +215,14 @@ def run(args) -> int:
 def add_replay_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``clans replay`` on an argparse subparsers object."""
     parser = subparsers.add_parser("replay", help="step through a saved game; map picture per round",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=for_users(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="clans replay", description=__doc__,
+    parser = argparse.ArgumentParser(prog="clans replay", description=for_users(__doc__),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -16,6 +16,8 @@ import socket
 import sys
 from pathlib import Path
 
+from .help_text import for_users
+
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -35,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
     parser.add_argument("--max-games", type=int, default=500, help="games kept in memory at once (default 500)")
-    parser.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
+    parser.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"),
+                        help="how much the web server logs (default warning)")
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -95,7 +98,7 @@ def run(args) -> int:
 
 def add_serve_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("serve", help="web viewer: replays, tournaments, play in the browser",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=for_users(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser

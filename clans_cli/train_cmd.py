@@ -15,6 +15,8 @@ import argparse
 import sys
 import tomllib
 
+from .help_text import for_users
+
 #: flag name -> PPOConfig field (the common knobs get their own flag; the rest go through --set)
 _FLAGS = {
     "total_steps": (int, "learner decisions to train on in total"),
@@ -38,7 +40,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                                   description="Train agents by self-play (see docs/training.md).")
     algos = train.add_subparsers(dest="algorithm", metavar="ALGORITHM")
     algos.required = True
-    ppo = algos.add_parser("ppo", help="masked PPO self-play", description=__doc__,
+    ppo = algos.add_parser("ppo", help="masked PPO self-play", description=for_users(__doc__),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     ppo.add_argument("--config", help="TOML or JSON config file (training/configs/ppo_2p.toml is the shipped one)")
     ppo.add_argument("--out", required=True, help="run directory (checkpoints, logs, TensorBoard); e.g. runs/NAME")

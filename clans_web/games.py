@@ -182,6 +182,10 @@ class GameStore:
             raise MoveError(f"give one opponent spec for every other seat ({len(others)}) or one for all")
         specs = {p: check_spec(s, self.model_dirs) for p, s in zip(others, opponents)}
         kwargs = dict(num_players=num_players, seed=seed, **(variants or {}))
+        from agents import parse_spec
+        automa = {p: parse_spec(s)[1].get("level", 3) for p, s in specs.items() if parse_spec(s)[0] == "automa"}
+        if automa:                       # the Automa is a seat of the game, played by the engine
+            kwargs["automa"] = automa
         if clan_selection:
             kwargs["clan_selection"] = clan_selection
         try:

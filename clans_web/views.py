@@ -191,6 +191,7 @@ def frame(game: Game) -> dict:
         "players": players, "units": units, "blocked": blocked, "scores": scores,
         "markets": ps.get("industria", {}).get("farmers_markets", []),
         "industria": industria_text(game) if game.config.industria_modules else None,
+        "automa_record": ps.get("automa_record", [])[-8:],         # the Automa's latest turns
         "vp_estimate": [round(v, 1) for v in estimate_final_vp(game)],
     }
 

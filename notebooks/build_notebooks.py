@@ -105,7 +105,7 @@ image = env.render()
 fig, ax = plt.subplots(figsize=(11, 6.5), dpi=72)
 ax.imshow(image)
 ax.axis("off")
-ax.set_title("End of the game: red = player_0 (heuristic), blue = player_1 (random)")
+ax.set_title("End of the game: player_0 = heuristic, player_1 = random (the legend under the map: colours, VP)")
 plt.show()
 """),
     md("""

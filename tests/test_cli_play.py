@@ -48,14 +48,14 @@ BASE = ["--players", "2", "--seat", "0", "--opponents", "random", "--seed", "11"
 
 def test_scripted_game_through_the_command_line_to_the_end(tmp_path):
     """A whole game through `python -m clans_cli.main play` with piped input: the script cycles
-    through the answers 3, 2, 1 (a refused number is answered by the next line, and "1" is always
-    legal), so the human trades, expands and passes. It ends with the score sheet, exit status 0,
+    through the answers 2, 1, 0 (moves are numbered from 0; a refused number is answered by the next
+    line, and "0" is always legal), so the human trades, expands and passes. It ends with the score sheet, exit status 0,
     and the saved record replays to a finished game whose human moves were all listed first,
     second or third."""
     save = tmp_path / "game.json"
     proc = subprocess.run([sys.executable, "-m", "clans_cli.main", "play", *BASE, "--save", str(save),
                            "--width", "100"],
-                          input="3\n2\n1\n" * 2000, capture_output=True, text=True, timeout=120)
+                          input="2\n1\n0\n" * 2000, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Score sheet" in proc.stdout and "Game over" in proc.stdout
     game, meta = load_game_file(save)
@@ -70,7 +70,7 @@ def test_scripted_game_through_the_command_line_to_the_end(tmp_path):
         replayed.apply(a)
     assert len(sections) >= 15 and sections.count("pass") == 5    # one pass per round
     assert {"choose", "expand", "space", "trade"} <= set(sections)
-    assert "there is no move 3" in proc.stdout   # the refusals were explained, not fatal
+    assert "there is no move 2" in proc.stdout   # the refusals were explained, not fatal
 
 
 def test_moves_by_number_and_by_name_are_the_same_action():
@@ -79,7 +79,8 @@ def test_moves_by_number_and_by_name_are_the_same_action():
     game = Game(GameConfig(num_players=2, seed=11, clan_selection="none"))
     legal = game.legal_actions()
     name = game.action_to_string(legal[-1])
-    assert play.parse_move(game, str(len(legal))) == legal[-1]
+    assert play.parse_move(game, str(len(legal) - 1)) == legal[-1]      # numbered from 0, like choose:0
+    assert play.parse_move(game, "0") == legal[0]
     assert play.parse_move(game, name) == legal[-1]
     assert play.parse_move(game, name.upper()) == legal[-1]
     unique = [game.action_to_string(a) for a in legal]
@@ -89,7 +90,7 @@ def test_moves_by_number_and_by_name_are_the_same_action():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("0", "there is no move 0"),
+    ("325", "there is no move 325"),
     ("999", "there is no move 999"),
     ("fly:to_the_moon", "unknown move or command"),
     ("upgrade_shipping", "is not legal now"),
@@ -130,14 +131,14 @@ def test_undo_returns_to_before_the_humans_last_decision():
     """`undo` rebuilds the game as it was just before the human's last decision: the bots'
     moves since are taken back too; a second undo goes one decision further back; undo with
     nothing to undo says so."""
-    rc, _, played = run_play(BASE, "1\n1\n1\nquit\n")
+    rc, _, played = run_play(BASE, "0\n0\n0\nquit\n")
     history = played.game.history
     points = play.human_decision_points(played.game.config, history, 0)
     assert len(points) == 3
-    rc, out, session = run_play(BASE, "1\n1\n1\nundo\nquit\n")
+    rc, out, session = run_play(BASE, "0\n0\n0\nundo\nquit\n")
     assert session.game.history == history[:points[2]]
     assert session.game.current_player == 0
-    rc, out, session = run_play(BASE, "1\n1\n1\nundo\nundo\nquit\n")
+    rc, out, session = run_play(BASE, "0\n0\n0\nundo\nundo\nquit\n")
     assert session.game.history == history[:points[1]]
     rc, out, session = run_play(BASE, "undo\nquit\n")
     assert "nothing to undo" in out and session.game.history == []
@@ -148,7 +149,7 @@ def test_save_and_load_resume_the_same_game(tmp_path):
     opponents; a full saved state (Game.save) loads too."""
     path = tmp_path / "g.json"
     rc, out, session = run_play(["--players", "3", "--seat", "1", "--opponents", "random", "heuristic",
-                                 "--seed", "4", "--clan-selection", "none"], f"1\n1\nsave {path}\nquit\n")
+                                 "--seed", "4", "--clan-selection", "none"], f"0\n0\nsave {path}\nquit\n")
     saved = session.game
     doc = json.loads(path.read_text())
     assert doc["actions"] == saved.history and doc["human_seat"] == 1
@@ -170,7 +171,7 @@ def test_autosave_and_input_ending_early(tmp_path):
     """With --save the record is written after each human decision; input that ends before the
     game does gives exit status 1 and leaves the game saved."""
     path = tmp_path / "auto.json"
-    rc, out, session = run_play(BASE + ["--save", str(path)], "1\n1\n")
+    rc, out, session = run_play(BASE + ["--save", str(path)], "0\n0\n")
     assert rc == 1 and "Input ended" in out
     assert json.loads(path.read_text())["actions"] == session.game.history
 
@@ -238,6 +239,6 @@ def test_cli_reference_shows_the_current_play_and_replay_options():
 def test_play_an_industria_game_in_the_terminal():
     """Issue 12: `clans play --industria` plays the Industria modules; the Farmers market placement is
     the first decision after the Starting tiles, and the table shows the Industria line."""
-    rc, out, session = run_play(BASE + ["--industria"], "1\n" * 12 + "quit\n")
+    rc, out, session = run_play(BASE + ["--industria"], "0\n" * 12 + "quit\n")
     assert session is not None and session.game.config.industria_modules
     assert "Farmers market" in out and "Industria:" in out

@@ -13,6 +13,7 @@ import clans_env
 from clans_env import Game, GameConfig, IllegalActionError, clans_of_caledonia_v0
 from clans_env.encoding import ObservationEncoder
 from clans_env.engine.actions import NUM_ACTIONS
+from clans_env.engine.state import DECISION_KINDS
 from clans_env.env.aec import raw_env
 from clans_env.env.rewards import final_rewards
 
@@ -181,7 +182,7 @@ def test_rewards_at_the_end_follow_the_score_sheet(reward):
     for seat in range(3):
         agent = f"player_{seat}"
         assert totals[agent] == pytest.approx(expected[seat])
-        assert finals[agent]["scores"] == rows[seat]
+        assert (finals[agent]["score"], finals[agent]["rank"]) == (rows[seat]["total"], rows[seat]["rank"])
     if reward == "win":
         winners = [s for s in range(3) if rows[s]["rank"] == 1]
         if len(winners) == 1:
@@ -199,10 +200,14 @@ def test_final_rewards_share_ties():
 
 
 def test_infos_name_the_last_move_and_the_pending_decision():
-    """infos carry the decoded action string of the last move and the pending decision kind."""
+    """infos carry the last move's index and the pending decision kind's index (numbers only, the same
+    keys INFO_KEYS at every step); the descriptive strings are on the env (last_action_string)."""
+    from clans_env.env.aec import INFO_KEYS
     e = raw_env(num_players=2)
     e.reset(seed=3)
-    assert e.infos["player_0"]["decision"] == e.game.decision_kind
+    assert e.infos["player_0"] == {"action": -1, "decision": DECISION_KINDS.index(e.game.decision_kind),
+                                   "score": 0, "rank": 0}
+    assert e.last_action_string is None
     rng = random.Random(0)
     for _ in range(30):
         g = e.game
@@ -210,9 +215,49 @@ def test_infos_name_the_last_move_and_the_pending_decision():
         a = legal[rng.randrange(len(legal))]
         expected = g.action_to_string(a)
         e.step(a)
+        assert e.last_action_string == expected
         for agent in e.agents:
-            assert e.infos[agent]["action_string"] == expected
-            assert e.infos[agent]["decision"] == e.game.decision_kind
+            assert tuple(e.infos[agent]) == INFO_KEYS
+            assert e.infos[agent]["action"] == a
+            assert DECISION_KINDS[e.infos[agent]["decision"]] == e.game.decision_kind
+
+
+def test_descriptive_infos_option_adds_the_strings_and_the_score_sheet():
+    """descriptive_infos=True: action_string, decision_name at every step and the score sheet at the end,
+    beside the numeric keys."""
+    e = raw_env(num_players=2, descriptive_infos=True)
+    e.reset(seed=3)
+    assert e.infos["player_1"]["action_string"] is None
+    assert e.infos["player_1"]["decision_name"] == e.game.decision_kind
+    rng = random.Random(1)
+    while not e.game.is_terminal():
+        legal = e.game.legal_actions()
+        a = legal[rng.randrange(len(legal))]
+        expected = e.game.action_to_string(a)
+        e.step(a)
+        info = e.infos[e.agents[0]]
+        assert info["action_string"] == expected and info["action"] == a
+    rows = e.game.final_scores()
+    for seat, agent in enumerate(e.agents):
+        assert e.infos[agent]["scores"] == rows[seat] and e.infos[agent]["decision"] == -1
+        assert e.infos[agent]["decision_name"] == ""
+
+
+def test_infos_stack_into_arrays_every_step():
+    """The default infos have the same keys at every step, game end included, and only integer values
+    (no None, strings or dicts), so libraries that stack infos into tensors (Tianshou, TorchRL) can."""
+    from clans_env.env.aec import INFO_KEYS
+    e = clans_env.env(num_players=3)
+    e.reset(seed=8)
+    rng = np.random.default_rng(0)
+    seen = []
+    for agent in e.agent_iter():
+        obs, r, terminated, truncated, info = e.last()
+        seen.append(info)
+        e.step(None if terminated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert all(tuple(i) == INFO_KEYS and all(type(v) is int for v in i.values()) for i in seen)
+    assert np.asarray([[i[k] for k in INFO_KEYS] for i in seen]).dtype.kind == "i"
+    assert seen[-1]["decision"] == -1 and seen[-1]["rank"] >= 1
 
 
 def test_solo_scores_its_own_total():

@@ -93,7 +93,33 @@ def test_reward_paid_at_the_end(reward):
     total, steps, info = play_episode(env, seed=4, rng=random.Random(1))
     rows = env.game.final_scores()
     assert total == pytest.approx(final_rewards(rows, reward)[1])
-    assert info["scores"] == rows[1] and env.game.is_terminal()
+    assert (info["score"], info["rank"]) == (rows[1]["total"], rows[1]["rank"]) and env.game.is_terminal()
+
+
+def test_infos_have_the_same_numeric_keys_every_step():
+    """info: the same keys at every step (reset, moves, end, an illegal move) with numbers, bools and the
+    mask array only; descriptive_infos=True adds action_string, decision_name and the score sheet."""
+    keys = ("action", "decision", "score", "rank", "action_mask", "learner_seat", "illegal_action")
+    env = SingleAgentEnv(num_players=2)
+    obs, info = env.reset(seed=2)
+    infos, rng = [info], random.Random(3)
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        a = int(legal[rng.randrange(len(legal))])
+        text = env.game.action_to_string(a)
+        obs, reward, done, truncated, info = env.step(a)
+        assert info["action"] == a and env.last_action_string == text
+        infos.append(info)
+    assert all(tuple(i) == keys for i in infos)
+    assert all(not isinstance(v, (str, dict, type(None))) for i in infos for v in i.values())
+    assert infos[-1]["decision"] == -1 and infos[-1]["rank"] >= 1 and infos[0]["action"] == -1
+    _, info = env.reset(seed=2)
+    _, _, _, _, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert tuple(info) == keys and info["illegal_action"] is True
+    env = SingleAgentEnv(num_players=2, descriptive_infos=True)
+    total, steps, info = play_episode(env, seed=4, rng=random.Random(1))
+    assert info["scores"] == env.game.final_scores()[0] and info["action_string"] == env.last_action_string
 
 
 def test_reset_seed_reproduces_episodes():

@@ -39,6 +39,55 @@ def head_to_head(spec_a: str, spec_b: str, games: int, seed: int = 0, workers: i
             "seconds": res.seconds}
 
 
+def decision_seconds(spec: str, num_players: int = 2, samples: int = 6, seed: int = 0) -> float:
+    """Seconds ``spec`` takes per decision on this machine, timed on ``samples`` positions spread over a
+    game of random moves (late positions cost more than early ones); for estimating a benchmark's length."""
+    import random as _random
+    import time
+
+    from agents import make
+    agent = make(spec, seed=seed)
+    rng = _random.Random(seed)
+    game = Game(GameConfig(num_players=num_players, seed=seed))
+    every = max(1, int(decisions_per_player(num_players, seed) * num_players) // samples)
+    spent, timed, moves = 0.0, 0, 0
+    try:
+        while not game.is_terminal():
+            if moves % every == 0:
+                start = time.perf_counter()
+                agent.act(game)
+                spent += time.perf_counter() - start
+                timed += 1
+            game.apply(rng.choice(game.legal_actions()))
+            moves += 1
+    finally:
+        close = getattr(agent, "close", None)
+        if close:
+            close()
+    return spent / max(timed, 1)
+
+
+def decisions_per_player(num_players: int = 2, seed: int = 0) -> float:
+    """Decisions a seat makes in a game (counted over one game of random moves)."""
+    import random as _random
+    rng = _random.Random(seed)
+    game = Game(GameConfig(num_players=num_players, seed=seed))
+    moves = 0
+    while not game.is_terminal():
+        game.apply(rng.choice(game.legal_actions()))
+        moves += 1
+    return moves / num_players
+
+
+def estimate_seconds(lineup: list[str], games: int, workers: int = 2, seed: int = 0) -> float:
+    """A rough duration of ``games`` games between the specs of ``lineup`` (one per seat; one spec for a
+    solo game) on ``workers`` processes: each spec's timed seconds per decision times the decisions a seat
+    makes in a game."""
+    n = len(lineup)
+    per_game = decisions_per_player(n, seed) * sum(decision_seconds(spec, n, seed=seed) for spec in lineup)
+    return games * per_game / max(1, min(workers, games))
+
+
 def _solo_job(args):
     spec, game_seed, agent_seed = args
     from agents import make

@@ -57,13 +57,14 @@ def make_encoder(num_players: int, game_options: dict | None = None):
     return ObservationEncoder(num_players, industria=modules)
 
 
-def encode_batch(encoder, games: list, seats: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Observations [B, obs] (float32) and legal masks [B, NUM_ACTIONS] (bool) for a batch."""
+def encode_batch(encoder, games: list, seats: list[int], legals: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Observations [B, obs] (float32) and legal masks [B, NUM_ACTIONS] (bool) for a batch
+    (``legals``: the games' legal lists when the caller has them already)."""
     obs = np.empty((len(games), encoder.size), dtype=np.float32)
     mask = np.zeros((len(games), NUM_ACTIONS), dtype=bool)
     for i, (g, seat) in enumerate(zip(games, seats)):
         obs[i] = encoder.encode(g, seat)
-        mask[i, g.legal_actions()] = True
+        mask[i, g.legal_actions() if legals is None else legals[i]] = True
     return obs, mask
 
 
@@ -231,17 +232,19 @@ class MatchRunner:
                     continue
                 # a forced move (one legal action) teaches nothing and needs no forward pass
                 asked = []
+                legals = []
                 for i in idx:
                     legal = slots[i].game.legal_actions()
                     if len(legal) == 1:
                         chosen[i] = legal[0]
                     else:
                         asked.append(i)
+                        legals.append(legal)
                 if not asked:
                     continue
                 games = [slots[i].game for i in asked]
                 seats = [g.current_player for g in games]
-                obs, mask = encode_batch(self.encoder, games, seats)
+                obs, mask = encode_batch(self.encoder, games, seats, legals)
                 actions, logp, values = self.nets[key].act(obs, mask, rng=rng, greedy=self.greedy.get(key, False))
                 for j, i in enumerate(asked):
                     a = int(actions[j])

@@ -338,7 +338,13 @@ def run_job(job: GameJob, state=None) -> GameResult:
             finally:
                 if state is not None:
                     state[0] = 0.0
-        config = GameConfig.from_dict({**job.config, "seed": job.game_seed})
+        from agents.automa_seat import automa_levels
+        automa = automa_levels(agents)       # automa:level=N participants are Automa seats of the game
+        extra = {"automa": {**(job.config.get("automa") or {}), **automa}} if automa else {}
+        try:
+            config = GameConfig.from_dict({**job.config, "seed": job.game_seed, **extra})
+        except ValueError as e:
+            return failed_result(job, None, "configuration", f"this lineup cannot be played: {e}")
         try:
             game, decisions, seconds = play_game(agents, config, job.move_time_limit, state)
         except AgentFault as f:
@@ -407,6 +413,10 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     plan = schedule(len(specs), num_players, mode, games_per_pairing)
     if max_games is not None:
         plan = plan[:max_games]
+    automa = [obj is None and parse_spec(s)[0] == "automa" for s, obj in zip(specs, objects)]
+    if any(all(automa[k] for k in seats) for _, seats in plan):
+        raise ValueError("the Automa (automa:level=N) plays against players: a schedule whose games seat only "
+                         "Automas cannot be played (use mode='gauntlet' with a player first, or one Automa)")
     params = {"agents": specs, "num_players": num_players, "mode": mode, "seed": seed,
               "games_per_pairing": games_per_pairing, "config": dict(config or {})}
     replay_dir = None

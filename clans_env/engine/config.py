@@ -39,6 +39,10 @@ class GameConfig:
     alt_two_player_scoring: the alternative 2-player Export and Settlement scoring (R15.8-R15.9).
     industria_clans: the nine Industria clans join the clan pool of the draft and the Clan Auction, and
         ``clans=[...]`` accepts them (player aid, "Clans"; R18).
+
+    automa: seats played by the Automa, the physical game's solo opponent, as a dict seat -> level
+        1-5 (e.g. ``{1: 3}``: seat 1 is an Automa at level 3; docs/automa.md). Its turns are resolved
+        by the engine (rules/automa.py); at least one seat stays a player. None: no Automa.
     """
 
     num_players: int = 4
@@ -59,8 +63,11 @@ class GameConfig:
     variable_prices: bool | None = None
     alt_two_player_scoring: bool | None = None
     industria_clans: bool | None = None
+    automa: dict | None = None
 
     def __post_init__(self):
+        if self.automa is not None:       # an empty dict is no Automa (the base game's records)
+            object.__setattr__(self, "automa", _automa_seats(self.automa, self.num_players) or None)
         if not isinstance(self.industria, bool):
             raise ValueError(f"industria must be True or False (got {self.industria!r})")
         for name in INDUSTRIA_MODULES:
@@ -103,19 +110,25 @@ class GameConfig:
             if len(self.clans) != self.num_players:
                 raise ValueError(f"clans must name one clan per player ({self.num_players}), got {self.clans!r}")
             everything = clan_names(kickstarter=True, industria_clans=True)
-            for c in self.clans:
+            automa = self.automa or {}
+            for seat, c in enumerate(self.clans):
+                if c is None and seat in automa:
+                    continue                      # an Automa has no clan
                 if not isinstance(c, str) or c not in valid:
                     hint = ""
                     if c in everything:
                         hint = (" (macewen needs kickstarter=True)" if c == "macewen" else
                                 f" ({c} is an Industria clan: it needs industria_clans=True or industria=True)")
                     raise ValueError(f"unknown clan {c!r}; valid clans for this configuration: {valid}{hint}")
-            if len(set(self.clans)) != len(self.clans):
+            named = [c for c in self.clans if c is not None]
+            if len(set(named)) != len(named):
                 raise ValueError(f"each clan can be played by one player only (got {self.clans!r})")
         for f in fields(self):
             if f.name in ("static_imports", "scoring_tiles", "port_tiles", "tighter_map", "kickstarter") + \
                     INDUSTRIA_MODULES and not isinstance(getattr(self, f.name), bool):
                 raise ValueError(f"{f.name} must be True or False (got {getattr(self, f.name)!r})")
+        if self.automa:
+            _check_automa(self)
         if self.alt_two_player_scoring and self.num_players != 2:
             raise ValueError("alt_two_player_scoring is the alternative scoring of the 2-player game (R15.8-R15.9); "
                              f"valid with num_players=2 only (got num_players={self.num_players})")
@@ -135,7 +148,16 @@ class GameConfig:
         if not self.industria_modules and not self.industria:
             for k in ("industria",) + INDUSTRIA_MODULES:
                 del d[k]
+        if self.automa is None:
+            del d["automa"]             # a game without an Automa keeps the base game's records
+        else:
+            d["automa"] = {str(seat): level for seat, level in self.automa.items()}   # JSON object keys
         return d
+
+    @property
+    def automa_seats(self) -> tuple[int, ...]:
+        """Seats played by an Automa (empty without one)."""
+        return tuple(self.automa) if self.automa else ()
 
     @classmethod
     def from_dict(cls, d: dict) -> "GameConfig":
@@ -148,6 +170,40 @@ class GameConfig:
         if unknown:
             raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; valid fields: {sorted(known)}")
         return cls(**d)
+
+
+def _automa_seats(automa, num_players) -> dict:
+    """``automa`` as a dict int seat -> int level (seat keys may be digit strings, as JSON writes
+    them); ValueError naming the valid seats and levels."""
+    seats = list(range(num_players)) if _is_int(num_players) else "0..num_players-1"
+    if not isinstance(automa, dict):
+        raise ValueError(f"automa must be a dict seat -> level (1-5), e.g. {{1: 3}}; seats are {seats}; got "
+                         f"{automa!r} of type {type(automa).__name__}")
+    out = {}
+    for seat, level in automa.items():
+        if isinstance(seat, str) and seat.isdigit():
+            seat = int(seat)
+        if not _is_int(seat) or (_is_int(num_players) and not 0 <= seat < num_players):
+            raise ValueError(f"automa seat {seat!r} is not a seat of this game; valid seats: {seats}")
+        if not _is_int(level) or not 1 <= level <= 5:
+            raise ValueError(f"automa level {level!r} for seat {seat} is not a level; valid levels: 1, 2, 3, 4, 5")
+        out[seat] = level
+    return dict(sorted(out.items()))
+
+
+def _check_automa(cfg) -> None:
+    seats = cfg.automa
+    if cfg.num_players - len(seats) < 1:
+        raise ValueError(f"automa {seats}: at least one seat must be a player (num_players={cfg.num_players}; "
+                         f"valid Automa seats: any {cfg.num_players - 1} of {list(range(cfg.num_players))})")
+    if cfg.clan_selection == "auction":
+        raise ValueError("clan_selection='auction' is not played with an Automa (it has no clan); valid with an "
+                         "Automa: 'draft', 'none' or fixed clans")
+    if cfg.clans is not None:
+        for seat, c in enumerate(cfg.clans):
+            if (seat in seats) != (c is None):
+                raise ValueError(f"with an Automa, clans names a clan for each player seat and None for each "
+                                 f"Automa seat {sorted(seats)} (got {cfg.clans!r})")
 
 
 def _is_int(x) -> bool:

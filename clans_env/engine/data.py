@@ -299,3 +299,17 @@ PORT_INDUSTRIA = {"tile13_cost": _pt["tile13"]["cost"], "tile13_glory": _pt["til
                   "tile14_discard": _pt["tile14"]["discard"], "tile14_money": _pt["tile14"]["money"],
                   "tile15_needs_fulfilled": _pt["tile15"]["needs_fulfilled"], "tile15_upgrades": _pt["tile15"]["upgrades"],
                   "tile16_moves": _pt["tile16"]["moves"], "tile18_cost": _pt["tile18"]["cost"]}
+
+# ---- Industria clans MacFarlane, MacGregor, MacLeod, Sinclair (data/industria.toml [clans.*]) ----------
+_icl = INDUSTRIA["clans"]
+MACFARLANE_SHIPPING = SHIPPING_LEVELS.index(_icl["macfarlane"]["free_shipping"]["value"])
+MACFARLANE_FREE_MERCHANTS = _icl["macfarlane"]["free_merchants"]["value"]
+MACFARLANE_CANAL_SHIPPING = SHIPPING_LEVELS.index(_icl["macfarlane"]["canal_shipping"]["value"])
+MACGREGOR_SHIPPING = SHIPPING_LEVELS.index(_icl["macgregor"]["free_shipping"]["value"])
+MACGREGOR_SHEEP_MONEY = _icl["macgregor"]["sheep_money"]["value"]
+MACLEOD_SHIPPING = SHIPPING_LEVELS.index(_icl["macleod"]["free_shipping"]["value"])
+MACLEOD_SHIPYARDS = _icl["macleod"]["shipyards"]["value"]
+SINCLAIR_SHIPPING = SHIPPING_LEVELS.index(_icl["sinclair"]["shipping"]["value"])
+SINCLAIR_LAND_SKIP_COST = _icl["sinclair"]["land_skip_cost"]["value"]
+SINCLAIR_LOCH_SKIP_COST = _icl["sinclair"]["loch_skip_cost"]["value"]
+SINCLAIR_SETTLEMENT_DISTANCE = _icl["sinclair"]["settlement_distance"]["value"]

@@ -2,8 +2,10 @@
 
 The state is plain data (lists, ints, small tuples); the rules live in ``rules/`` and are
 looked up through the pending decision on top of ``Game.stack``. Every apply validates the
-action against the cached legal set first, so an illegal action raises
-``IllegalActionError`` and leaves the state untouched.
+action against the legal set first, so an illegal action raises ``IllegalActionError`` and
+leaves the state untouched. The legal list is built on demand (``_legal`` is None until
+``legal_actions`` or ``apply`` needs it), so that search and replays, which apply actions they
+already know (``apply_unchecked``), do not pay for lists they never read.
 """
 from __future__ import annotations
 
@@ -63,9 +65,14 @@ class Game:
     # ------------------------------------------------------------------------------------------
     # flow
     def _advance(self) -> None:
-        """Run the game forward to the next real decision (or the end)."""
+        """Run the game forward to the next real decision (or the end).
+
+        A frame with nothing legal is popped. Kinds with a registered ``has_legal`` (cheap; see
+        ``rules/registry.py``) are asked that and leave ``_legal`` None (the list is built on
+        demand by ``_legal_list``); for the others the list is built here and kept."""
         stack = self.stack
         legal_fns = R.LEGAL
+        has_legal_fns = R.HAS_LEGAL
         while True:
             if stack:
                 frame = stack[-1]
@@ -77,6 +84,13 @@ class Game:
                 if kind == K_CLAN:
                     legal = self.clans[frame[1]].legal(self, frame)
                 else:
+                    has_legal = has_legal_fns[kind]
+                    if has_legal is not None:
+                        if has_legal(self, frame):
+                            self._legal = None       # built on demand
+                            return
+                        stack.pop()
+                        continue
                     legal = legal_fns[kind](self, frame)
                 if legal:
                     legal.sort()     # documented order; several rules append DONE last
@@ -108,7 +122,22 @@ class Game:
 
     def legal_actions(self) -> list[int]:
         """Legal action indices for the pending decision (a fresh list; sorted)."""
-        return list(self._legal)
+        legal = self._legal
+        return list(legal if legal is not None else self._legal_list())
+
+    def _legal_list(self) -> list[int]:
+        """The pending decision's sorted legal list, built now if ``_advance`` left it unbuilt
+        (kept until the next action; clones share it, so it is never mutated)."""
+        legal = self._legal
+        if legal is None:
+            frame = self.stack[-1]
+            if frame[0] == K_CLAN:
+                legal = self.clans[frame[1]].legal(self, frame)
+            else:
+                legal = R.LEGAL[frame[0]](self, frame)
+            legal.sort()
+            self._legal = legal
+        return legal
 
     def is_terminal(self) -> bool:
         """True once the fifth round's Scoring is done (final scores are then fixed)."""
@@ -121,8 +150,23 @@ class Game:
         ``IllegalActionError`` naming what was given, as is an index that is not legal now."""
         if type(action) is not int:         # fast path: a plain int; the rest is rare
             action = _action_index(action)
-        if action not in self._legal:
+        legal = self._legal
+        if action not in (legal if legal is not None else self._legal_list()):
             raise IllegalActionError(self._why_illegal(action))
+        frame = self.stack[-1]             # = apply_unchecked(action), inline on this hot path
+        if frame[0] == K_CLAN:
+            self.clans[frame[1]].apply(self, frame, action)
+        else:
+            R.APPLY[frame[0]](self, frame, action)
+        self._hist = (self._hist, action)
+        self._hist_len += 1
+        self._advance()
+
+    def apply_unchecked(self, action: int) -> None:
+        """``apply`` without the legality check, for a plain int the caller knows is legal now
+        (taken from this state's ``legal_actions()``, or replayed along a path already checked):
+        search and replays use it so as not to build legal lists they never read. An illegal
+        action here is not detected and leaves an inconsistent state; use ``apply`` for input."""
         frame = self.stack[-1]
         if frame[0] == K_CLAN:
             self.clans[frame[1]].apply(self, frame, action)
@@ -191,6 +235,9 @@ class Game:
         head = g.pile[:unknown]
         rng.shuffle(head)
         g.pile[:unknown] = head
+        if self.config.automa:         # each Automa's draw pile is hidden too
+            from .rules.automa import shuffle_hidden
+            shuffle_hidden(g, rng)
         g.rng = Rng(rng.next64())
         return g
 
@@ -296,6 +343,10 @@ class Game:
     # saving
     def to_json(self) -> str:
         """The complete state as versioned JSON (``from_json`` reads it back; see there)."""
+        if self._legal is None:
+            # the saved reach caches are those of a state whose legal list is built (as it
+            # always was before lists were built on demand): the text does not depend on it
+            self._legal_list()
         state = {k: getattr(self, k) for k in _STATE_FIELDS}
         doc = {
             "format": SAVE_FORMAT,

@@ -154,6 +154,11 @@ def check_invariants(g) -> None:
             _fail(f"import track {g.import_track} != imports fulfilled {fulfilled}")
     elif any(g.import_track):
         _fail(f"import track {g.import_track} moved without import tracking (solo or Static Import Goods)")
+    if g.config.automa:                 # the Automa seats (rules/automa.py)
+        from .rules.automa import invariant_errors
+        errors = invariant_errors(g)
+        if errors:
+            _fail("; ".join(errors))
     # ---- scores ------------------------------------------------------------------------------
     for p, row in enumerate(g.final_scores()):
         lines = sum(v for k, v in row.items() if k not in NOT_VP)

@@ -66,6 +66,9 @@ def public_state(g) -> dict:
             "auction_bid": pl.vp_bid,
             "clan_state": dict(pl.extra),
         })
+        if g.config.automa and p in g.config.automa:       # the Automa's public cards and pointer
+            from .rules.automa import public_view
+            players[-1]["automa"] = public_view(g, p)
     top = g.stack[-1] if g.stack else None
     return {
         "num_players": g.num_players,
@@ -94,7 +97,13 @@ def public_state(g) -> dict:
         "pass_order": list(g.pass_order),
         "players": players,
         **({"industria": industria_view(g)} if g.config.industria_modules else {}),
+        **({"automa_record": _automa_record(g)} if g.config.automa else {}),
     }
+
+
+def _automa_record(g) -> list[str]:
+    from .rules.automa import log_lines
+    return log_lines(g)
 
 
 def industria_view(g) -> dict:
@@ -137,6 +146,13 @@ def _industria_text(g) -> str:
     return " | ".join(parts)
 
 
+def automa_text(g, last: int = 8) -> list[str]:
+    """The Automa's latest turns from the game record (render_text, clans play)."""
+    from .rules.automa import log_lines
+    record = log_lines(g)
+    return ["Automa record (latest):"] + ["  " + line for line in record[-last:]]
+
+
 def _jsonable(x):
     if isinstance(x, tuple):
         return [_jsonable(v) for v in x]
@@ -158,8 +174,11 @@ def render_text(g) -> str:
     lines.append("Turn order: " + " ".join(str(p) for p in g.turn_order))
     if g.config.industria_modules:
         lines.append(_industria_text(g))
+    automa = g.config.automa or {}
     for p, pl in enumerate(g.players):
         clan = g.clans[p].name
+        if p in automa:
+            clan = f"Automa level {automa[p]}"
         goods = " ".join(f"{n}:{q}" for n, q in zip(D.GOODS, pl.goods) if q)
         units = " ".join(f"{D.UNIT_LETTER[u]}{pl.units_placed(u)}" for u in range(D.NUM_UNITS) if pl.units_placed(u))
         lines.append(f"P{p}{' (' + clan + ')' if clan != 'none' else ''}: £{pl.money} glory {pl.glory} | goods "
@@ -171,6 +190,8 @@ def render_text(g) -> str:
         if clan_text:
             lines.append(f"    {clan} clan: {clan_text}")
     lines.append(_map_text(g))
+    if automa:
+        lines.extend(automa_text(g))
     if g.stack:
         lines.append(f">> player {g.current_player}: {g.decision_text()}")
     else:

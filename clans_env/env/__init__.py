@@ -15,7 +15,7 @@ import gymnasium
 from .aec import env as _make_env
 from .aec import raw_env
 from .rewards import REWARD_KINDS, final_rewards
-from .single_agent import SingleAgentEnv, UniformRandomOpponent
+from .single_agent import AutomaOpponent, SingleAgentEnv, UniformRandomOpponent
 
 env = _make_env
 
@@ -40,4 +40,4 @@ class _CallablePackage(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallablePackage
 
-__all__ = ["env", "raw_env", "SingleAgentEnv", "UniformRandomOpponent", "REWARD_KINDS", "final_rewards", "GYM_ID"]
+__all__ = ["env", "raw_env", "SingleAgentEnv", "UniformRandomOpponent", "AutomaOpponent", "REWARD_KINDS", "final_rewards", "GYM_ID"]

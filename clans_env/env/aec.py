@@ -30,6 +30,10 @@ from ..engine.state import DECISION_KINDS
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+#: the infos of both environments at every step (numbers only, so that libraries can stack them):
+#: the last move's action index (-1 after reset), the pending decision kind (an index into
+#: ``state.DECISION_KINDS``; -1 once the game is over), and the final VP total and rank (0 until the end)
+INFO_KEYS = ("action", "decision", "score", "rank")
 #: keys ``reset(options=...)`` understands
 RESET_OPTIONS = ("game",)
 
@@ -127,13 +131,18 @@ class raw_env(AECEnv):
     illegal action (use ``env()`` for PettingZoo's standard illegal-move handling).
 
     Args:
-        num_players: 1 (solo) to 4; agents are ``player_0`` .. ``player_{n-1}`` (engine seats).
+        num_players: 1 (solo) to 4; agents are ``player_0`` .. ``player_{n-1}`` (engine seats), less the
+            seats of an Automa (``automa={seat: level}``), whose turns the engine plays inside ``step``.
         reward: "win" (+1 winner, -1 others, ties share), "rank" (linear in the finishing place) or
             "score" (VP margin over the best opponent / score_scale; solo: VP / score_scale).
             Default: "win", or "score" for a solo game.
         score_scale: divisor for the "score" reward.
         render_mode: None, "ansi" (text), "rgb_array" (numpy image) or "human" (prints the text).
         seed: game seed of the first ``reset()`` called without one (later resets draw new seeds).
+        descriptive_infos: also put the descriptive values in the infos (``action_string``,
+            ``decision_name`` and, at the end, the ``scores`` sheet); off by default so that every info
+            value is a number (``INFO_KEYS``) for libraries that stack infos into tensors. The same text
+            is always on the env: ``last_action_string``, ``game.decision_kind``, ``game.final_scores()``.
         **game_options: any other ``GameConfig`` field (clans, clan_selection, static_imports,
             scoring_tiles, port_tiles, tighter_map, kickstarter, map_sides).
     """
@@ -142,7 +151,8 @@ class raw_env(AECEnv):
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 2, reward: str | None = None, score_scale: float = DEFAULT_SCORE_SCALE,
-                 render_mode: str | None = None, seed: int | None = None, **game_options):
+                 render_mode: str | None = None, seed: int | None = None, descriptive_infos: bool = False,
+                 **game_options):
         super().__init__()
         # validate everything now, so that a bad option fails here and not at the first reset
         config = GameConfig(num_players=num_players, seed=0 if seed is None else seed, **game_options)
@@ -155,11 +165,15 @@ class raw_env(AECEnv):
         self.score_scale = float(score_scale)
         self.render_mode = render_mode
         self.game_options = dict(game_options)
+        self.descriptive_infos = bool(descriptive_infos)
+        self._last_action, self._last_text = -1, None
         self._first_seed = seed
         self._seed_rng: np.random.Generator | None = None
 
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        # an Automa seat (GameConfig.automa) is no agent: its turns happen inside step()
+        self.possible_agents = [f"player_{i}" for i in range(num_players) if i not in config.automa_seats]
+        self.agent_name_mapping = {a: int(a[len("player_"):]) for a in self.possible_agents}
+        self._seat_agent = {i: a for a, i in self.agent_name_mapping.items()}
         self.encoder = ObservationEncoder(num_players, industria=config.industria_modules)
         if not ACCELERATED:
             logger.warn("clans_env's compiled observation encoder was not built (no C compiler at install time): "
@@ -220,7 +234,8 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._observed = {}
         self._action_names = action_names(self.game.board)
-        self._after_move(None)
+        self._last_action, self._last_text = -1, None
+        self._after_move(-1)
         if self.render_mode == "human":
             self.render()
 
@@ -252,25 +267,37 @@ class raw_env(AECEnv):
         game = self.game
         action = int(action)
         try:
-            text = action_string(game, action, self._action_names)
-        except ValueError:
+            text = action_string(game, action, self._action_names)   # a table look-up (context needs the
+        except ValueError:                                           # position before the move)
             text = None                      # out of the table: apply() raises the explanation
         game.apply(action)                   # IllegalActionError leaves everything unchanged
+        self._last_action = action
+        self._last_text = text
         self._cumulative_rewards[agent] = 0.0
-        if self._after_move(text):
+        if self._after_move(action):
             self._accumulate_rewards()       # rewards are paid at the end only: zero until then
         if self.render_mode == "human":
             self.render()
 
-    def _after_move(self, move_name: str | None) -> bool:
-        """Update rewards, infos and the agent to move after a move (or a reset); True at the end."""
+    @property
+    def last_action_string(self) -> str | None:
+        """The last move in words (``game.action_to_string`` with its context), None after reset."""
+        return self._last_text
+
+    def _after_move(self, action: int) -> bool:
+        """Update rewards, infos and the agent to move after a move (``action``; -1 for a reset);
+        True at the end. The infos have the keys ``INFO_KEYS`` (numbers only) at every step, plus the
+        descriptive ones when ``descriptive_infos`` is on."""
         game = self.game
         if not game.is_terminal():
             # rewards stay 0.0 from reset() until the end, so only the infos change here: every agent
             # gets the same (read-only) dict, like the arrays of an observation
             kind, seat = game.stack[-1][:2]                  # game.decision_kind, game.current_player
-            self.infos = dict.fromkeys(self.agents, {"action_string": move_name, "decision": DECISION_KINDS[kind]})
-            self.agent_selection = self.possible_agents[seat]
+            info = {"action": action, "decision": kind, "score": 0, "rank": 0}
+            if self.descriptive_infos:
+                info.update(action_string=self._last_text, decision_name=DECISION_KINDS[kind])
+            self.infos = dict.fromkeys(self.agents, info)
+            self.agent_selection = self._seat_agent[seat]
             return False
         rows = game.final_scores()
         values = final_rewards(rows, self.reward_kind, self.score_scale)
@@ -278,11 +305,15 @@ class raw_env(AECEnv):
             seat = self.agent_name_mapping[a]
             self.rewards[a] = values[seat]
             self.terminations[a] = True
-            self.infos[a] = {"action_string": move_name, "decision": None, "scores": rows[seat]}
+            info = {"action": action, "decision": -1, "score": int(rows[seat]["total"]),
+                    "rank": int(rows[seat]["rank"])}
+            if self.descriptive_infos:
+                info.update(action_string=self._last_text, decision_name="", scores=rows[seat])
+            self.infos[a] = info
         # let every agent see its final reward, starting after the one that just moved
-        last = self.agent_selection if move_name is not None else self.agents[0]
-        seat = self.agent_name_mapping.get(last, 0)
-        self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
+        last = self.agent_selection if action >= 0 else self.agents[0]
+        i = self.possible_agents.index(last) if last in self.possible_agents else 0
+        self.agent_selection = self.possible_agents[(i + 1) % len(self.possible_agents)]
         return True
 
     # ---- render / close ----------------------------------------------------------------------------

@@ -15,10 +15,11 @@ from matplotlib.figure import Figure
 
 from ..engine import data as D
 from ..engine.state import PHASE_NAMES
-from ..render.map_image import PLAYER_COLOURS, draw_board, draw_units, game_occupants
+from ..render.map_image import (PLAYER_COLOURS, draw_board, draw_player_legend, draw_units, game_occupants,
+                                game_players)
 
 FIG_SIZE = (19.0, 11.0)
-MAP_BOX = (0.0, 0.03, 0.66, 0.95)       # figure fraction: left, bottom, width, height
+MAP_BOX = (0.0, 0.06, 0.66, 0.92)       # figure fraction: left, bottom, width, height
 PANEL_BOX = (0.665, 0.0, 0.335, 1.0)
 DPI = 60
 
@@ -42,8 +43,9 @@ def _background(board, num_players: int, port_tiles: tuple, dpi: int):
     return crop, ax.get_xlim(), ax.get_ylim()
 
 
-def render_rgb(game, dpi: int = DPI) -> np.ndarray:
-    """The position as a uint8 array of shape (H, W, 3)."""
+def render_rgb(game, dpi: int = DPI, names=None) -> np.ndarray:
+    """The position as a uint8 array of shape (H, W, 3); the map's legend names each colour's seat
+    (``names[seat]``, default the agent name ``player_<seat>``), clan and VP if the game ended now."""
     ports = tuple((game.topo.port_space[k], tile) for k, tile in enumerate(game.port_tiles))
     background, xlim, ylim = _background(game.board, game.num_players, ports, dpi)
     fig = Figure(figsize=FIG_SIZE, dpi=dpi)
@@ -55,6 +57,10 @@ def render_rgb(game, dpi: int = DPI) -> np.ndarray:
     ax.set_aspect("equal")
     ax.axis("off")
     draw_units(ax, game.board, game_occupants(game))
+    # the colours' legend under the map (two columns)
+    draw_player_legend(ax, game_players(game, names), loc="upper left", bbox_to_anchor=(0.0, 0.0),
+                       ncol=min(game.num_players, 2), title=None, frameon=False, fontsize=12,
+                       borderaxespad=0.0, labelspacing=0.2)
     _panel(fig.add_axes(PANEL_BOX), game)
     canvas.draw()
     return np.asarray(canvas.buffer_rgba())[..., :3].copy()

@@ -260,6 +260,34 @@ def draw_units(ax, board: Board, occupants: dict) -> None:
                 fontweight="bold", zorder=12)
 
 
+def draw_player_legend(ax, players, **legend_kw) -> None:
+    """A legend of the players' colours, by default in the upper left corner of ``ax``: ``players`` lists
+    ``(seat, name, VP)`` rows (``P0 alice: 42 VP``; the VP is left out where it is None); ``legend_kw``
+    go to ``ax.legend`` (placement)."""
+    handles = [Line2D([], [], marker="o", linestyle="none", markersize=11, markeredgecolor="black",
+                      markerfacecolor=PLAYER_COLOURS.get(seat, "#444444"),
+                      label=(name if name.startswith(f"player_{seat}") else f"P{seat} {name}")
+                      + (f": {vp} VP" if vp is not None else ""))
+               for seat, name, vp in players]
+    if handles:
+        kw = dict(loc="upper left", fontsize=10, framealpha=0.9, title="players", title_fontsize=10,
+                  borderaxespad=0.2)
+        kw.update(legend_kw)
+        ax.legend(handles=handles, **kw)
+
+
+def game_players(game, names=None) -> list[tuple[int, str, int]]:
+    """The legend's rows for ``game``: (seat, ``names[seat]`` or the agent name ``player_<seat>`` with the
+    clan, VP if the game ended now)."""
+    scores = game.final_scores()
+    rows = []
+    for p in range(game.num_players):
+        name = str(names[p]) if names is not None and p < len(names) else f"player_{p}"
+        clan = game.players[p].clan
+        rows.append((p, f"{name} ({clan})" if clan else name, scores[p]["total"]))
+    return rows
+
+
 def game_occupants(game) -> dict:
     """{space: (seat, unit letter)} of a game's units; covered spaces (Tighter Game Map) show as a
     neutral X, Industria's Farmers markets as a neutral "FM" with the initials of their uncovered Goods."""
@@ -307,9 +335,10 @@ def clan_caption(game) -> list[str]:
 
 
 def render_position_png(board: Board, path, occupants: dict, port_tiles: dict | None = None,
-                        num_players: int = 4, title: str | None = None, dpi: int = 110,
+                        num_players: int = 4, title: str | None = None, dpi: int = 110, players=None,
                         caption=()) -> Path:
-    """The map with ``occupants`` (as :func:`draw_board` draws it) saved as a PNG: the empty map is
+    """The map with ``occupants`` (as :func:`draw_board` draws it) saved as a PNG, with a legend of the
+    players' colours when ``players`` lists ``(seat, name, VP)`` rows (:func:`game_players`): the empty map is
     drawn once per map and resolution and reused, so a picture per round of a replay takes a fraction of
     a second rather than seconds. ``caption``: lines written in the top left corner, in the players'
     colours when they start with ``P<seat>:`` (the clans' own state, :func:`clan_caption`)."""
@@ -324,6 +353,8 @@ def render_position_png(board: Board, path, occupants: dict, port_tiles: dict | 
     ax.set_aspect("equal")
     ax.axis("off")
     draw_units(ax, board, occupants)
+    if players:
+        draw_player_legend(ax, players)
     if title:
         ax.set_title(title, fontsize=13, fontweight="bold")
     for k, line in enumerate(caption):
@@ -393,4 +424,5 @@ hex_corners = _hex_corners
 
 __all__ = ["draw_board", "edge_segment", "hex_corners", "wedge_owners", "draw_units", "game_occupants",
            "render_board_png", "render_position_png",
-           "board_to_rgb_array", "render_side_png", "PLAYER_COLOURS"]
+           "board_to_rgb_array", "render_side_png", "PLAYER_COLOURS",
+           "draw_player_legend", "game_players"]

@@ -139,6 +139,9 @@
       " (" + frame.import_values[k] + " VP)").join(", ") + "</div>";
     if (frame.port_tiles.length) s += "<div>Port tiles: " + frame.port_tiles.map((p) => "ABCD"[p.slot] + ":" + p.tile).join(" ") + "</div>";
     if (frame.industria) s += "<div>" + esc(frame.industria) + "</div>";
+    if (frame.automa_record && frame.automa_record.length) {
+      s += "<div>Automa record (latest):<ul>" + frame.automa_record.map((l) => "<li>" + esc(l) + "</li>").join("") + "</ul></div>";
+    }
     return s + "</section>";
   }
 

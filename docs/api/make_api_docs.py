@@ -384,6 +384,8 @@ CLI_EXAMPLES = {
     "tournament": ["clans tournament --quick", "clans tournament random heuristic mcts:sims=200 --games-per-pairing 10"],
     "benchmark": ["clans benchmark speed", "clans benchmark strength --games 100"],
     "train": ["clans train ppo --config training/configs/ppo_2p.toml --out runs/my_run"],
+    "ladder": ["clans ladder heuristic --quick", "clans ladder ./mybot.py:Greedy",
+               "clans ladder --list"],
 }
 
 

@@ -19,7 +19,14 @@ discount_spaces             rules/common.py, rules/expand.py (fast affordability
 restricts_targets/
 target_mask                 rules/common.py ``expand_targets``, rules/expand.py
 can_upgrade_technology      rules/upgrades.py (action and Bonus upgrade)
-extra_reach                 rules/common.py ``reach``
+can_change_shipping         rules/upgrades.py (Shipping action and Bonus upgrade; Sinclair: never)
+extra_reach                 rules/common.py ``reach`` (recomputed when ``pl.reach`` is -1; with
+                            ``extra_reach_grows`` rules/common.py ``place_unit`` drops the cache)
+bonus_reach                 rules/market.py ``neighbourhood_goods``, rules/farmers_markets.py
+                            ``triggered_markets``: extra spaces a deployment's Neighbourhood and
+                            Farmers market bonuses see (MacFarlane: the same river)
+settlement_link_mask        rules/scoring.py ``connected_settlements`` (Settlements joined beyond
+                            Shipping reach: MacFarlane's canals, Sinclair's 2 spaces)
 trade_money / on_trade      rules/market.py (Trade and Neighbourhood bonus)
 neighbourhood_limit         rules/market.py
 custom_trade / trade        rules/market.py ``do_trade`` (every Trade, Neighbourhood purchase and
@@ -33,6 +40,9 @@ round_cost_once_per_turn    rules/contracts.py (Obtain, Building bonus, Port til
 building_bonus_draw         rules/contracts.py
 after_obtain_contract       rules/contracts.py, after the Obtain action took a contract
 after_fulfil / fulfil_extras rules/fulfil.py, when a contract's rewards are taken
+fulfil_tile /               rules/fulfil.py (Port tile 1 while slaughtering, tile 10 in the Fulfil),
+use_fulfil_tile             rules/industria_ports.py (tile 10): the clan's own copy of a Port tile
+                            that acts inside a Fulfil (MacLeod's Shipyards), after the map's tile
 on_deploy                   rules/common.py ``notify_deploy``: rules/expand.py (every K_PLACE, Port
                             tiles 11 and 17), rules/ports.py (tile 7)
 watches_deploys /
@@ -43,6 +53,8 @@ at_production_start         rules/production.py, before income
 on_produce                  rules/production.py (basic and processed goods)
 after_production            rules/production.py, after the player's processing
 main_actions / apply_main   rules/turn.py, the main decision (free actions before it)
+post_main_actions /         rules/ports.py, the decision after the main action (free actions
+apply_post_main             after it, beside the Port tiles; MacLeod's Shipyards)
 legal / apply / describe    game.py, for this clan's own K_CLAN frames
 scoring_goods               rules/scoring.py (Scoring tile 2)
 final_goods                 rules/scoring.py (Final Scoring)
@@ -91,6 +103,9 @@ class Clan:
     trade_money = 0
     #: Neighbourhood bonus limit per Good per turn; 0 = the rulebook's 3 (4 with 2 players)
     neighbourhood_limit = 0
+    #: whether ``extra_reach`` can grow when a unit is placed (``place_unit`` then drops the reach cache
+    #: instead of adding the new space's Shipping reach; MacFarlane's canals)
+    extra_reach_grows = False
     #: whether ``target_mask`` must be consulted for Expand targets (kept a flag: hot path)
     restricts_targets = False
     #: production-chain pairs one Field may be part of (Industria Scoring tile 13; Clan Gordon: 3)
@@ -136,6 +151,20 @@ class Clan:
 
     def extra_reach(self, game, p: int) -> int:
         """Spaces counted as neighbouring for Expand beyond the normal reach."""
+        return 0
+
+    def can_change_shipping(self, game, p: int) -> bool:
+        """Whether p's Shipping may move at all (the Upgrade Shipping action, Bonus upgrades)."""
+        return True
+
+    def bonus_reach(self, game, p: int, space: int) -> int:
+        """Bit set of spaces beyond the neighbours of ``space`` whose opponent units give the
+        Neighbourhood bonus and whose Farmers markets trigger when p deploys on ``space``."""
+        return 0
+
+    def settlement_link_mask(self, game, p: int, settlement: int) -> int:
+        """Spaces joined to the Settlement ``settlement`` (bit set of p's spaces) beyond Shipping
+        reach, when counting connected Settlements."""
         return 0
 
     # ---- events --------------------------------------------------------------------
@@ -195,6 +224,14 @@ class Clan:
         """Called when a contract's rewards are taken; decisions pushed here are resolved
         immediately, before the contract's Direct export bonuses."""
 
+    def fulfil_tile(self, game, p: int, tile: int) -> bool:
+        """Whether p may use the clan's own Port tile ``tile`` (1 or 10, the tiles that act inside a
+        Fulfil) now; the engine asks only when no such tile on the map is usable."""
+        return False
+
+    def use_fulfil_tile(self, game, p: int, tile: int) -> None:
+        """p uses the clan's own Port tile ``tile`` inside a Fulfil (after ``fulfil_tile`` said yes)."""
+
     def production_per_unit(self, game, p: int, unit: int, base: int) -> int:
         """Goods one Sheep / Cow / Field produces."""
         return base
@@ -215,6 +252,14 @@ class Clan:
 
     def apply_main(self, game, p: int, action: int) -> bool:
         """Resolve one of ``main_actions``; return True if handled."""
+        return False
+
+    def post_main_actions(self, game, p: int) -> list[int]:
+        """Extra legal actions after the main action (free actions; never DONE or USE_PORT)."""
+        return []
+
+    def apply_post_main(self, game, p: int, action: int) -> bool:
+        """Resolve one of ``post_main_actions``; return True if handled."""
         return False
 
     def legal(self, game, frame) -> list[int]:

@@ -57,6 +57,9 @@ def award_vp(g) -> list[int]:
     if not tile:
         return [0] * n
     values = [measure(g, p, tile) for p in range(n)]
+    if g.config.automa:
+        from .automa import award_vp as automa_award_vp
+        return automa_award_vp(g, values)
     if n == 1:
         low, high = D.AWARD_SOLO_THRESHOLDS[tile]
         below, middle, top = D.AWARD_SOLO_VP

@@ -56,15 +56,22 @@ def setup_players(g) -> None:
         solo.setup_solo(g)
     tiles = list(range(len(D.STARTING_TILES)))
     rng.shuffle(tiles)
+    # the seats that choose: all, or the players beside an Automa (it has no clan and no Starting tile)
+    choosers = [p for p in g.turn_order if p not in cfg.automa] if cfg.automa else g.turn_order
+    n = len(choosers)
+    if cfg.automa:
+        from .automa import setup_seats
+        setup_seats(g)
     if cfg.clans is not None:
         g.tile_pool = []
         for p, name in enumerate(cfg.clans):
-            assign_clan(g, p, name, tiles[p])
+            if name is not None:
+                assign_clan(g, p, name, tiles[p])
         g.stack = [(K_HOOK, g.turn_order[0], "clans_chosen")]
     elif cfg.clan_selection == "none":
         # Without Clans: players choose among n+1 random Starting tiles in reverse turn order
         g.tile_pool = tiles[:n + 1]
-        seq = [(K_START_TILE, p) for p in reversed(g.turn_order)]
+        seq = [(K_START_TILE, p) for p in reversed(choosers)]
         seq += setup_placements(g)
         g.stack = list(reversed(seq))
     elif cfg.clan_selection == "draft":
@@ -72,7 +79,7 @@ def setup_players(g) -> None:
         rng.shuffle(pool)
         g.misc[OFFER] = pool[:n + 1]
         g.tile_pool = tiles[:n + 1]
-        seq = [(K_CLAN_PICK, p) for p in reversed(g.turn_order)]
+        seq = [(K_CLAN_PICK, p) for p in reversed(choosers)]
         seq.append((K_HOOK, g.turn_order[0], "clans_chosen"))
         g.stack = list(reversed(seq))
     else:  # auction
@@ -97,6 +104,8 @@ def assign_clan(g, p: int, name: str, tile: int) -> None:
 def first_worker_frames(g) -> list:
     """The first-Worker decisions in placement order (rulebook "Placing the First Workers")."""
     order = g.turn_order
+    if g.config.automa:                   # an Automa's starting Workers are placed by the engine
+        order = [p for p in order if p not in g.config.automa]
     seq = [(K_FIRST_WORKER, p) for p in order] + [(K_FIRST_WORKER, p) for p in reversed(order)]
     late = []
     for p in reversed(order):
@@ -109,7 +118,11 @@ def first_worker_frames(g) -> list:
 def setup_placements(g) -> list:
     """After the clans (or Starting tiles) are chosen: the Farmers markets (Industria, R1.6), then
     the first Workers."""
-    return farmers_markets.placement_frames(g) + first_worker_frames(g)
+    frames = farmers_markets.placement_frames(g)
+    if g.config.automa:                   # the Automas' starting Workers come before anyone else's
+        from .automa import starting_worker_frames
+        frames += starting_worker_frames(g)
+    return frames + first_worker_frames(g)
 
 
 @hook("clans_chosen")
@@ -247,5 +260,8 @@ def preparation_extras(g) -> None:
     """Variant-specific steps at the end of Preparation (after Merchants are retrieved)."""
     if g.num_players == 1:
         solo.preparation(g)
+    if g.config.automa:
+        from .automa import preparation
+        preparation(g)
     if g.config.variable_prices:
         variable_prices.preparation(g)

@@ -81,7 +81,10 @@ def place_unit(g, p: int, unit: int, space: int) -> None:
     pl.spaces |= bit
     pl.units_left[unit] -= 1
     if pl.reach != -1:
-        pl.reach |= g.topo.reach[pl.shipping][space]
+        if g.clans[p].extra_reach_grows:      # the clan's own reach widens with units (MacFarlane): recompute
+            pl.reach = -1
+        else:
+            pl.reach |= g.topo.reach[pl.shipping][space]
 
 
 def notify_deploy(g, p: int, unit: int, space: int, mode: int) -> None:

@@ -11,7 +11,7 @@ from .common import affordable_spaces, expand_targets, notify_deploy, place_unit
 from .contracts import building_bonus_available, start_building_bonus
 from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
-from .registry import apply_for, describe_for, hook, legal_for
+from .registry import apply_for, describe_for, has_legal_for, hook, legal_for
 
 
 def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
@@ -58,6 +58,9 @@ def first_worker_targets(g, p: int, unit: int) -> int:
     if g.players[p].units_left[unit] <= 0:
         return 0
     mask = g.topo.unit_mask[unit] & ~g.occupied & affordable_spaces(g, p, unit, False)
+    if g.config.automa and g.misc.get("markets"):     # the Automa game: away from Farmers markets
+        from .automa import worker_market_mask
+        mask &= worker_market_mask(g)
     return mask & g.clans[p].first_worker_spaces(g, p, unit)
 
 
@@ -75,7 +78,17 @@ def apply_first_worker(g, frame, action: int) -> None:
 
 @describe_for(K_FIRST_WORKER)
 def describe_first_worker(g, frame) -> str:
-    return "Place a first Worker: choose its type"
+    """Says which of the player's first Workers this is (rulebook "Placing the First Workers": two each,
+    in turn order and then back; some clans place more): the frames still pending are all on the stack."""
+    p = frame[1]
+    total = g.clans[p].first_workers
+    pending = sum(1 for f in g.stack if f[0] == K_FIRST_WORKER and f[1] == p)
+    k = total - pending + 1
+    ordinal = _ORDINALS[k - 1] if 0 < k <= len(_ORDINALS) else f"{k}th"
+    return f"Place your {ordinal} Worker (setup: first Workers, {k} of {total}): choose its type"
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 
 # ---- placement -------------------------------------------------------------------------------
@@ -93,6 +106,11 @@ def legal_place(g, frame) -> list:
     return [SPACE + s for s in bits(place_targets(g, frame))]
 
 
+@has_legal_for(K_PLACE)
+def place_has_legal(g, frame) -> bool:
+    return place_targets(g, frame) != 0
+
+
 @apply_for(K_PLACE)
 def apply_place(g, frame, action: int) -> None:
     _, p, unit, mode = frame[:4]
@@ -105,7 +123,7 @@ def apply_place(g, frame, action: int) -> None:
         expansion_bonuses(g, p, unit, space)
 
 
-_PLACE_MODES = {PLACE_FIRST: "first Worker: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
+_PLACE_MODES = {PLACE_FIRST: "setup, first Workers: land and Worker cost", PLACE_EXPAND: "Expand: unit and land cost",
                 PLACE_FREE: "Free space: no land cost", PLACE_CLAN: "clan placement"}
 
 

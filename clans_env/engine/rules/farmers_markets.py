@@ -46,7 +46,11 @@ def placement_frames(g) -> list:
     """R1.6 / R1.7: the placements, in reverse turn order, in the order they are decided."""
     if not g.config.farmers_markets:
         return []
-    return [(K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
+    frames = [(K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
+    if g.config.automa:                 # the Automa's own market is placed by the engine (rules/automa.py)
+        from .automa import market_frames
+        frames = market_frames(g, frames)
+    return frames
 
 
 def market_spaces(g) -> list[int]:
@@ -63,6 +67,9 @@ def placement_targets(g) -> int:
         mask &= ~(1 << s)
         for t in adjacent[s]:
             mask &= ~(1 << t)
+    if g.config.automa and mask:        # the Automa game's modules for markets (rules/automa.py)
+        from .automa import market_module_mask
+        mask = (mask & market_module_mask(g)) or mask
     return mask
 
 
@@ -73,9 +80,12 @@ def legal_market_place(g, frame) -> list:
 
 @apply_for(K_MARKET_PLACE)
 def apply_market_place(g, frame, action: int) -> None:
-    p = frame[1]
     g.stack.pop()
-    s = action - SPACE
+    place_market(g, frame[1], action - SPACE)
+
+
+def place_market(g, p: int, s: int) -> None:
+    """p's dealt Farmers market goes on space s."""
     tile = g.misc[DEAL][p]
     basic, processed = D.FARMERS_MARKET_TILES[tile]
     g.misc[DEAL] = [(-1 if q == p else t) for q, t in enumerate(g.misc[DEAL])]
@@ -128,7 +138,7 @@ def triggered_markets(g, p: int, space: int) -> tuple[int, ...]:
     """Markets neighbouring the space p just deployed on where p can sell something now (R7.2)."""
     if not g.misc.get(MARKETS):
         return ()
-    nb = g.topo.neighbours[space]
+    nb = g.topo.neighbours[space] | g.clans[p].bonus_reach(g, p, space)    # clan: MacFarlane's river
     return tuple(s for s in market_spaces(g) if nb >> s & 1 and sale_options(g, p, s))
 
 

@@ -13,13 +13,25 @@ from .registry import apply_for, describe_for, hook, legal_for
 MEAT_PORT_TILE = 1
 
 
+#: ``meat_port_slot`` answer for the clan's own copy of Port tile 1 (MacLeod's Shipyard); offered as choose:0
+CLAN_TILE = 99
+
+
 def meat_port_slot(g, p: int) -> int:
-    """Slot of Port tile 1 if p may use it now (in reach, unused), else -1."""
+    """Slot of Port tile 1 if p may use it now (in reach, unused), else ``CLAN_TILE`` if p's clan has
+    its own tile 1 to use (``Clan.fulfil_tile``), else -1."""
     for slot, tile in enumerate(g.port_tiles):
         if tile == MEAT_PORT_TILE and not g.players[p].ports_used >> slot & 1 and \
                 reach(g, p) >> g.topo.port_space[slot] & 1:
             return slot
-    return -1
+    return CLAN_TILE if g.clans[p].fulfil_tile(g, p, MEAT_PORT_TILE) else -1
+
+
+def use_meat_port(g, p: int, slot: int) -> None:
+    if slot == CLAN_TILE:
+        g.clans[p].use_fulfil_tile(g, p, MEAT_PORT_TILE)
+    else:
+        g.players[p].ports_used |= 1 << slot
 
 
 IGNORE_PORT_TILE = 10      # Industria: "Ignore 1 required Processed good when fulfilling"
@@ -27,7 +39,8 @@ IGNORE_PORT_TILE = 10      # Industria: "Ignore 1 required Processed good when f
 
 def ignore_port_usable(g, p: int) -> bool:
     tiles = g.port_tiles
-    return IGNORE_PORT_TILE in tiles and industria_ports.usable_slot(g, p, IGNORE_PORT_TILE) >= 0
+    return (IGNORE_PORT_TILE in tiles and industria_ports.usable_slot(g, p, IGNORE_PORT_TILE) >= 0) or \
+        g.clans[p].fulfil_tile(g, p, IGNORE_PORT_TILE)
 
 
 def can_fulfil(g, p: int, cid: int) -> bool:
@@ -97,7 +110,7 @@ def push_slaughter(g, p: int, cid: int, beef: int, mutton: int) -> None:
     if port >= 0 and (cows < beef or sheep < mutton):
         # Short of an animal: Port tile 1 must cover it, and now, while the port is still in
         # reach (slaughtering the unit next to it first would lose the tile's reach).
-        pl.ports_used |= 1 << port
+        use_meat_port(g, p, port)
         if cows < beef:
             beef -= 1
         else:
@@ -125,7 +138,7 @@ def legal_slaughter(g, frame) -> list:
     out.sort()
     port = meat_port_slot(g, p)
     if port >= 0:
-        out.append(USE_PORT + port)
+        out.append(CHOOSE + 0 if port == CLAN_TILE else USE_PORT + port)
     return out
 
 
@@ -134,8 +147,8 @@ def apply_slaughter(g, frame, action: int) -> None:
     _, p, cid, beef, mutton = frame
     g.stack.pop()
     if action >= USE_PORT:
-        # Port tile 1: the contract requires one fewer slaughtered animal
-        g.players[p].ports_used |= 1 << (action - USE_PORT)
+        # Port tile 1 (choose:0: the clan's own, MacLeod's Shipyard): one fewer slaughtered animal
+        use_meat_port(g, p, CLAN_TILE if action >= CHOOSE else action - USE_PORT)
         if beef and (not mutton or g.players[p].units_placed(D.COW) < beef):
             beef -= 1
         else:
@@ -154,7 +167,7 @@ def apply_slaughter(g, frame, action: int) -> None:
 @describe_for(K_SLAUGHTER)
 def describe_slaughter(g, frame) -> str:
     return f"Slaughter for contract {frame[2]}: {frame[3]} Cow(s) and {frame[4]} Sheep still to remove " \
-           f"(space of the animal, or use_port for Port tile 1)"
+           f"(space of the animal, or use_port for Port tile 1; choose:0 for the clan's own tile 1)"
 
 
 def tracks_imports(g) -> bool:

@@ -122,7 +122,11 @@ def apply_port_ignore(g, frame, action: int) -> None:
     if action == DONE:
         finish_fulfil(g, p, box, -1)
         return
-    g.players[p].ports_used |= 1 << g.port_tiles.index(10)
+    slot = usable_slot(g, p, 10)
+    if slot >= 0:
+        g.players[p].ports_used |= 1 << slot
+    else:                                              # the clan's own tile 10 (MacLeod's Shipyard)
+        g.clans[p].use_fulfil_tile(g, p, 10)
     finish_fulfil(g, p, box, action - GOOD)
 
 

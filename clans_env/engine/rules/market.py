@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import BUY, DONE, MAX_TRADE_QTY, SELL, TRADE, decode_trade
 from ..state import K_NEIGHBOURHOOD
+from ..topology import bits
 from .common import move_price, price
 from .registry import apply_for, describe_for, legal_for
 
@@ -86,6 +87,9 @@ def neighbourhood_goods(g, p: int, space: int) -> int:
     occ = g.occupant
     ua = g.unit_at
     nb = g.board.neighbours[space]
+    extra = g.clans[p].bonus_reach(g, p, space)     # clan: more spaces count (MacFarlane's river)
+    if extra:
+        nb = tuple(sorted(set(nb) | set(bits(extra))))
     for t in nb:
         o = occ[t]
         if o >= 0 and o != p:
@@ -151,5 +155,6 @@ def apply_neighbourhood(g, frame, action: int) -> None:
 
 @describe_for(K_NEIGHBOURHOOD)
 def describe_neighbourhood(g, frame) -> str:
-    goods = [D.GOODS[i] for i in range(D.NUM_GOODS) if frame[2] >> i & 1]
-    return f"Neighbourhood bonus: buy {', '.join(goods)} at a discount, or done"
+    offers = [f"{D.GOODS[i]} at £{D.PRICES[i][g.prices[i]] - D.NB_DISCOUNT[i]} each (Market £{D.PRICES[i][g.prices[i]]} "
+              f"- £{D.NB_DISCOUNT[i]})" for i in range(D.NUM_GOODS) if frame[2] >> i & 1]
+    return f"Neighbourhood bonus: buy {', '.join(offers)}, or done"

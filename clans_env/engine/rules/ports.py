@@ -89,7 +89,11 @@ def resolve_tile(g, p: int, tile: int) -> None:
 @legal_for(K_POST_MAIN)
 def legal_post_main(g, frame) -> list:
     out: list = []
-    port_options(g, frame[1], out)
+    p = frame[1]
+    port_options(g, p, out)
+    extra = g.clans[p].post_main_actions(g, p)     # clan free actions (MacLeod's Shipyards)
+    if extra:
+        out.extend(extra)
     if out:
         out.append(DONE)
     return out
@@ -100,6 +104,8 @@ def apply_post_main(g, frame, action: int) -> None:
     if action == DONE:
         g.stack.pop()
         return
+    if g.clans[frame[1]].apply_post_main(g, frame[1], action):
+        return                                  # the frame stays
     use_port(g, frame[1], action - USE_PORT)   # the frame stays: more tiles may follow
 
 

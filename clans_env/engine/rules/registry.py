@@ -4,6 +4,12 @@ Every decision kind (``state.DECISION_KINDS``) has a ``legal(game, frame) -> lis
 and an ``apply(game, frame, action)``; the rule modules register them with ``@legal_for``
 and ``@apply_for`` right next to the rule text they implement. A ``legal`` returning an
 empty list means "nothing to decide": the game pops the frame and carries on.
+
+The legal list is built on demand (``Game.legal_actions`` / ``Game.apply``), not after every
+action. To tell whether a new frame has anything to decide, ``Game._advance`` calls the kind's
+``has_legal(game, frame) -> bool`` when one is registered (``@has_legal_for``: a cheap test that
+must agree with ``bool(legal(game, frame))``; tests/test_lazy_legal.py checks it) and otherwise
+builds the list itself (and keeps it).
 """
 from __future__ import annotations
 
@@ -12,6 +18,8 @@ from ..state import DECISION_KINDS
 LEGAL: list = [None] * len(DECISION_KINDS)
 APPLY: list = [None] * len(DECISION_KINDS)
 DESCRIBE: list = [None] * len(DECISION_KINDS)
+#: optional cheap "is the legal list non-empty?" per kind (None: build the list to find out)
+HAS_LEGAL: list = [None] * len(DECISION_KINDS)
 
 
 def legal_for(kind: int):
@@ -24,6 +32,13 @@ def legal_for(kind: int):
 def apply_for(kind: int):
     def deco(fn):
         APPLY[kind] = fn
+        return fn
+    return deco
+
+
+def has_legal_for(kind: int):
+    def deco(fn):
+        HAS_LEGAL[kind] = fn
         return fn
     return deco
 

@@ -49,7 +49,10 @@ def round_scoring(g) -> None:
     if not g.scoring_tiles:
         return
     tile = g.scoring_tiles[g.round - 1]
+    automa = g.config.automa or ()           # an Automa skips the Scoring phase
     for p in range(g.num_players):
+        if p in automa:
+            continue
         g.players[p].glory += scoring_tile_glory(g, p, tile)
 
 
@@ -82,9 +85,10 @@ def connected_settlements(g, p: int) -> int:
     if len(comps) <= 1:
         return len(comps)
     table = g.topo.reach[g.players[p].shipping]
+    clan = g.clans[p]
     reach = []
     for comp in comps:
-        r = 0
+        r = clan.settlement_link_mask(g, p, comp)     # clan links (MacFarlane, Sinclair); usually 0
         for s in bits(comp):
             r |= table[s]
         reach.append(r)
@@ -178,10 +182,23 @@ def final_scores(g) -> list[dict]:
     else:
         export_vp = tier_split(exports, D.EXPORT_TIERS[n])
         settle_vp = tier_split(settle, D.SETTLEMENT_TIERS[n])
+    automa = g.config.automa
+    if automa:
+        from . import automa as automa_rules
+        duel = automa_rules.majorities(g, exports, settle)
+        if duel:
+            export_vp, settle_vp = duel
     from .awards import award_vp          # awards.py builds on this module's Settlements
     award = award_vp(g)
     rows = []
     for p, pl in enumerate(g.players):
+        if automa and p in automa:
+            row = automa_rules.score_row(g, p, sum(a * v for a, v in zip(pl.imports, vals)), export_vp[p],
+                                         settle_vp[p])
+            row["total"] = sum(row.values())
+            row["money_left"] = pl.money
+            rows.append(row)
+            continue
         goods = g.clans[p].final_goods(g, p)
         row = {
             "glory": pl.glory,

@@ -48,9 +48,16 @@ def setup_game(g) -> None:
         cover_spaces(g)
     g.players = [PlayerState() for _ in range(n)]
     # Turn order: a random start player, then clockwise
-    start = rng.randrange(n)
-    g.start_player = start
-    g.turn_order = [(start + i) % n for i in range(n)]
+    if cfg.automa:
+        # the Automa game: players clockwise from a random start player, then the Automas (round 1)
+        humans = [p for p in range(n) if p not in cfg.automa]
+        start = rng.randrange(len(humans))
+        g.turn_order = humans[start:] + humans[:start] + list(cfg.automa)
+        g.start_player = g.turn_order[0]
+    else:
+        start = rng.randrange(n)
+        g.start_player = start
+        g.turn_order = [(start + i) % n for i in range(n)]
     g.pass_order = []
     g.turn_idx = -1
     g.round = 1

@@ -6,12 +6,13 @@ from .. import data as D
 from ..actions import (EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
                        UPGRADE_TECH, USE_PORT)
 from ..state import K_MAIN, K_PLACE, K_POST_MAIN, PLACE_EXPAND
+from . import automa
 from .contracts import apply_take_contract, contract_options
 from .expand import expand_options
 from .fulfil import apply_fulfil, fulfil_options
 from .market import apply_trade, trade_options
 from .ports import port_options, use_port
-from .registry import apply_for, describe_for, legal_for
+from .registry import apply_for, describe_for, has_legal_for, legal_for
 from .upgrades import apply_upgrade, upgrade_options
 
 
@@ -30,6 +31,11 @@ def legal_main(g, frame) -> list:
         out.extend(extra)
         out = sorted(set(out))
     return out
+
+
+@has_legal_for(K_MAIN)
+def main_has_legal(g, frame) -> bool:
+    return True                      # "8. Pass" is always legal (legal_main starts with PASS)
 
 
 @apply_for(K_MAIN)
@@ -90,6 +96,9 @@ def next_turn(g) -> bool:
         i = (g.turn_idx + step) % n
         if not g.players[order[i]].passed:
             g.turn_idx = i
-            start_turn(g, order[i])
+            if g.config.automa and order[i] in g.config.automa:
+                automa.take_turn(g, order[i])        # resolved by the engine: no decision
+            else:
+                start_turn(g, order[i])
             return True
     return False

@@ -11,7 +11,7 @@ from .registry import apply_for, describe_for, legal_for
 def upgrade_options(g, p: int, out: list) -> None:
     pl = g.players[p]
     money = pl.money
-    if pl.shipping < D.MAX_SHIPPING and money >= D.SHIPPING_COST:
+    if pl.shipping < D.MAX_SHIPPING and money >= D.SHIPPING_COST and g.clans[p].can_change_shipping(g, p):
         out.append(UPGRADE_SHIPPING)
     if money >= D.TECH_COST and g.clans[p].can_upgrade_technology(g, p):
         if not pl.tech[0]:
@@ -68,7 +68,7 @@ def legal_bonus_upgrade(g, frame) -> list:
             out.append(UPGRADE_TECH)
         if not pl.tech[1]:
             out.append(UPGRADE_TECH + 1)
-    if pl.shipping < D.MAX_SHIPPING:
+    if pl.shipping < D.MAX_SHIPPING and g.clans[p].can_change_shipping(g, p):
         out.append(UPGRADE_SHIPPING)
     if pl.merchants_board > 0:
         out.append(HIRE_MERCHANT)

@@ -1,0 +1,157 @@
+"""PPO speed: self-play collection in learner steps per second, and the PPO agent's batch-1 move
+time with its network forward pass alone beside it.
+
+    python benchmarks/ppo_speed.py                      # this checkout
+    python benchmarks/ppo_speed.py --baseline main      # also a git revision, alternating, with ratios
+
+Collection is ``training.selfplay.collect`` in this process (no subprocess workers, one torch
+thread) with the default ``PPOConfig`` (2 players, 32 games side by side, opponents drawn per
+seat: the learner itself, a pool of two frozen copies, random and heuristic agents), a freshly
+initialised network and a fixed seed, so both versions play the same games when their engines
+agree. Learner steps are the PPO samples recorded (the learner's non-forced decisions).
+
+The move time is ``PPOAgent.act`` (greedy) on positions sampled from random 2-player games with
+the shipped model ``models/ppo_2p/model.pt``; "forward" is the network call on the same batch-1
+tensors alone, and "overhead" is the difference (encoding, mask, distribution, choice).
+
+Shared machines are noisy: with ``--baseline`` the versions run alternately in fresh processes
+(``benchmarks/versions.py``) and each figure is the best of ``--rounds``, given as a ratio to the
+baseline of the same run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
+from versions import checkouts, measure_in  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODEL = os.path.join(ROOT, "models", "ppo_2p", "model.pt")
+
+
+def measure_collect(samples: int = 3000, seed: int = 0) -> dict:
+    """Learner steps per second of one ``collect`` call of at least ``samples`` samples."""
+    import copy
+
+    import torch
+
+    from clans_env import Game, GameConfig
+    from clans_env.engine.actions import NUM_ACTIONS
+    from training.config import PPOConfig
+    from training.networks import build_network
+    from training.selfplay import collect, make_encoder
+
+    for i in range(200):                  # warm up: the map topologies (16 of them, cached) are built
+        Game(GameConfig(num_players=2, seed=10_000 + i))
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    config = PPOConfig()
+    encoder = make_encoder(config.num_players, config.game_options)
+    learner = build_network(config, encoder.size, NUM_ACTIONS).eval()
+    pool = [copy.deepcopy(learner), copy.deepcopy(learner)]
+    t = time.perf_counter()
+    r = collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+    wall = time.perf_counter() - t
+    return {"samples": len(r), "decisions": r.decisions, "games": len(r.results), "seconds": wall,
+            "steps_per_s": len(r) / wall, "decisions_per_s": r.decisions / wall}
+
+
+def measure_move(positions: int = 150, reps: int = 5, seed: int = 0) -> dict:
+    """Milliseconds per greedy ``PPOAgent.act`` and per network forward pass (batch 1)."""
+    import random
+
+    import torch
+
+    from agents.ppo import PPOAgent
+    from clans_env import Game, GameConfig
+    from clans_env.engine.actions import NUM_ACTIONS
+
+    torch.set_num_threads(1)
+    rng = random.Random(seed)
+    states = []
+    i = 0
+    while len(states) < positions:
+        g = Game(GameConfig(num_players=2, seed=seed + i))
+        i += 1
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.05:
+                states.append(g.clone())
+            g.apply(legal[rng.randrange(len(legal))])
+    states = states[:positions]
+    agent = PPOAgent(MODEL, greedy=True, seed=seed)
+    agent.act(states[0])                              # encoder built, first-call costs paid
+    enc = agent._encoder_for(states[0])
+    inputs = []
+    for g in states:
+        obs = torch.from_numpy(enc.encode(g, g.current_player)).unsqueeze(0)
+        mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+        mask[0, g.legal_actions()] = True
+        inputs.append((obs, mask))
+    # per position, the best of ``reps`` timings of each (interleaved, so that load bursts on a
+    # shared machine hit both alike)
+    perf = time.perf_counter
+    t_act = [float("inf")] * len(states)
+    t_fwd = [float("inf")] * len(states)
+    with torch.no_grad():
+        for _ in range(reps):
+            for i, (g, (obs, mask)) in enumerate(zip(states, inputs)):
+                t = perf()
+                agent.act(g)
+                t_act[i] = min(t_act[i], perf() - t)
+                t = perf()
+                agent.net(obs, mask)
+                t_fwd[i] = min(t_fwd[i], perf() - t)
+    best_act = sum(t_act) / len(states)
+    best_fwd = sum(t_fwd) / len(states)
+    return {"positions": len(states), "move_ms": best_act * 1e3, "forward_ms": best_fwd * 1e3,
+            "overhead_ms": (best_act - best_fwd) * 1e3}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--samples", type=int, default=3000, help="learner samples per collection (default 3000)")
+    ap.add_argument("--positions", type=int, default=150, help="positions for the move time (default 150)")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating repetitions (best reported; default 3)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--baseline", help="git revision to compare against in the same run")
+    ap.add_argument("--only", choices=["collect", "move"], help="measure only one of the two")
+    args = ap.parse_args()
+    parts = [p for p in ("collect", "move") if args.only in (None, p)]
+    calls = {"collect": f"measure_collect({args.samples}, {args.seed})",
+             "move": f"measure_move({args.positions}, 5, {args.seed})"}
+    with checkouts(args.baseline, prefix="clans-ppo-baseline-") as versions:
+        res: dict = {(name, p): [] for name in versions for p in parts}
+        for _ in range(args.rounds):
+            for p in parts:
+                for name, path in versions.items():
+                    res[(name, p)].append(measure_in(path, "ppo_speed", calls[p]))
+    print(f"PPO speed: best of {args.rounds} alternating rounds, Python {sys.version.split()[0]}, one torch thread")
+    best = {}
+    for name in versions:
+        if "collect" in parts:
+            r = max(res[(name, "collect")], key=lambda r: r["steps_per_s"])
+            best[(name, "collect")] = r
+            print(f"{name:<9} collection: {r['steps_per_s']:.0f} learner steps/s ({r['samples']} samples, "
+                  f"{r['decisions']} decisions, {r['games']} games, {r['decisions_per_s']:.0f} decisions/s)")
+        if "move" in parts:
+            r = min(res[(name, "move")], key=lambda r: r["move_ms"])
+            best[(name, "move")] = r
+            print(f"{name:<9} batch-1 move: {r['move_ms']:.3f} ms (forward {r['forward_ms']:.3f} ms, other "
+                  f"{r['overhead_ms']:.3f} ms; {r['positions']} positions)")
+    if args.baseline:
+        print("\nratios current / baseline:")
+        if "collect" in parts:
+            c, b = best[("current", "collect")], best[("baseline", "collect")]
+            print(f"  collection learner steps/s x{c['steps_per_s'] / b['steps_per_s']:.2f}")
+        if "move" in parts:
+            c, b = best[("current", "move")], best[("baseline", "move")]
+            print(f"  move time x{c['move_ms'] / b['move_ms']:.2f}, without the forward pass "
+                  f"x{c['overhead_ms'] / b['overhead_ms']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
