@@ -683,3 +683,22 @@ def test_invariants_check_the_clans_own_state():
     g.players[0].extra["silos"] = [2, 0, 0]
     with pytest.raises(InvariantError, match="Silos"):
         check_invariants(g)
+
+
+def test_mackintosh_gains_when_sinclair_deploys_by_railroad_reach():
+    """R18.MI1 "Every time you or another player deploys ... a factory": a deployment through Sinclair's
+    Railroad Reach (R18.S4) is one, so it pays Mackintosh's £3 like any Expand."""
+    from test_industria_clans_b import land_skip
+    g = blank_position(2, clans=["sinclair", "mackintosh"], industria_clans=True)
+    a, m, b = land_skip(g)
+    put(g, 0, "sheep", a)
+    live = set(active_land(g))
+    w = next((t for t in g.board.adjacent[b] if t in live and g.occupant[t] == -1
+              and g.board.land[t] & (FOREST | MOUNTAIN)), None)
+    if w is None:
+        pytest.skip("no Worker space next to the Railroad Reach target on this map")
+    put(g, 1, "woodcutter" if g.board.land[w] & FOREST else "miner", w)
+    start_turn(g, 0)
+    money = g.players[1].money
+    act(g, "choose:0", "expand:bakery", f"space:{label(g, b)}")
+    assert g.players[1].money == money + 3
