@@ -209,6 +209,9 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
                                  exports, export_vp)
         for held, res, gv in zip(goods, reserved, good_vp):
             v += (held - res) * gv
+        clan_value = _CLAN_VALUES.get(clan.name)
+        if clan_value is not None:          # what an Industria clan's own state is worth
+            v += clan_value(g, p, pl, good_vp, phases_left)
         # ---- remaining production -----------------------------------------------------------
         rounds = prod_left[p]
         if rounds:
@@ -274,6 +277,24 @@ def train_estimate(g, phases_left: int, w: Weights) -> list[float]:
                 v += w.next_delivery * nxt
         out.append(v)
     return out
+
+
+# ---- Industria clans: the value of their own state ----------------------------------------------
+def _fraser_value(g, p, pl, good_vp, phases_left) -> float:
+    """Kilts: a Processed good of their own that sells or fulfils as any Processed good (R18.F3, R18.F4)."""
+    return g.clans[p].extra_processed(g, p) * max(good_vp[i] for i in D.PROCESSED_GOODS)
+
+
+def _gordon_value(g, p, pl, good_vp, phases_left) -> float:
+    """A full Silo (its Grain is valued as stock) keeps the option of its bonus while Actions are left."""
+    if phases_left <= 0 or (phases_left == 1 and pl.passed):
+        return 0.0
+    return GORDON_SILO_OPTION * sum(pl.extra.get("silos", ()))
+
+
+#: VP for the option of a full Silo's bonus (a Free space / Bonus upgrade is worth about 2, a Basic good 1)
+GORDON_SILO_OPTION = 1.0
+_CLAN_VALUES = {"fraser": _fraser_value, "gordon": _gordon_value}
 
 
 def _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w, exports,
@@ -452,7 +473,7 @@ def _complete(g, seat: int, w: Weights, steps: int, need_value: bool = True):
     value = None
     while steps > 0 and g.stack:
         top = g.stack[-1]
-        clan_step = top[0] == K_CLAN and top[2] in _CLAN_FOLLOW_UPS
+        clan_step = top[0] == K_CLAN and (top[2] in _CLAN_FOLLOW_UPS or top[2] in g.clans[top[1]].follow_ups)
         if top[1] != seat or (top[0] not in _FOLLOW_UPS and not clan_step):
             break
         options = g.legal_actions()

@@ -17,6 +17,15 @@ The policy is uniformly random over the legal actions except that Pass is taken 
 probability ``--pass-prob`` when something else is legal, so that games go deep (a uniform
 policy passes early and leaves most rules unexercised). Scores of random play say nothing about
 clan strength; they show every clan's rules run to the end and score sensibly.
+
+``--all-clans`` (issue 13) draws the clans from all nineteen (the base eight, MacEwen and the nine
+Industria clans; 70% of the games fixed random clans, the rest the configuration's draft or
+auction with the Industria clans in the pool); ``--policy heuristic`` plays every seat with the
+heuristic agent (``agents/heuristic.py``, slower) instead of random moves. The per-clan means are a
+first look at balance only: few games, one policy, clans mixed with random modules and opponents.
+
+    python benchmarks/clan_stats.py --all-clans --industria 0.5 --games 500
+    python benchmarks/clan_stats.py --all-clans --industria 0.5 --games 40 --policy heuristic
 """
 from __future__ import annotations
 
@@ -38,7 +47,7 @@ INDUSTRIA_KINDS = ("market_place", "market_sell", "bonus_menu", "port_ignore", "
 
 def play_one(job: tuple) -> dict:
     """Play one checked game; returns its scores or the error."""
-    n, seed, pass_prob, industria = job
+    n, seed, pass_prob, industria, all_clans, policy = job
     from clans_env.engine.config import INDUSTRIA_MODULES
     if industria == "cycle":
         modules = [m for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring" or n == 2]
@@ -50,6 +59,12 @@ def play_one(job: tuple) -> dict:
 
     rng = random.Random(seed * 7919 + n)
     cfg = random_config(rng, n, seed, industria=industria)
+    if all_clans:
+        cfg = all_clans_config(rng, cfg)
+    agents = None
+    if policy == "heuristic":
+        from agents.heuristic import HeuristicAgent
+        agents = [HeuristicAgent(seed=seed * 31 + q) for q in range(n)]
     steps = 0
     decisions: Counter = Counter()
     try:
@@ -57,11 +72,14 @@ def play_one(job: tuple) -> dict:
         check_invariants(g)
         save_at = rng.randrange(1, 400)
         while not g.is_terminal():
-            legal = g.legal_actions()
-            if len(legal) > 1 and PASS in legal and rng.random() >= pass_prob:
-                legal = [a for a in legal if a != PASS]
             decisions[g.decision_kind] += 1
-            g.apply(rng.choice(legal))
+            if agents is not None:
+                g.apply(agents[g.current_player].act(g))
+            else:
+                legal = g.legal_actions()
+                if len(legal) > 1 and PASS in legal and rng.random() >= pass_prob:
+                    legal = [a for a in legal if a != PASS]
+                g.apply(rng.choice(legal))
             steps += 1
             check_invariants(g)
             if steps == save_at:
@@ -82,6 +100,19 @@ def play_one(job: tuple) -> dict:
     except Exception as e:  # report, never hide: the summary lists every failing seed
         return {"n": n, "seed": seed, "steps": steps, "error": f"{type(e).__name__}: {e}",
                 "trace": traceback.format_exc(limit=6), "config": cfg.to_dict()}
+
+
+def all_clans_config(rng: random.Random, cfg):
+    """``cfg`` with the Industria clans in the pool; 70% of the time fixed random clans from all nineteen."""
+    from dataclasses import replace
+
+    from clans_env.engine.clans import clan_names
+    if rng.random() < 0.7:
+        clans = tuple(rng.sample(clan_names(kickstarter=True, industria_clans=True), cfg.num_players))
+        return replace(cfg, industria_clans=True, clans=clans, clan_selection="draft",
+                       kickstarter=cfg.kickstarter or "macewen" in clans)
+    return replace(cfg, industria_clans=True,
+                   clan_selection="draft" if cfg.clan_selection == "none" else cfg.clan_selection)
 
 
 def summarize(results: list[dict], players: list[int]) -> str:
@@ -153,9 +184,14 @@ def main(argv=None) -> int:
                     help="probability that each Industria module is on in a game (default 0: base game)")
     ap.add_argument("--industria-cycle", action="store_true",
                     help="each Industria module alone, then all of them together, in turn")
+    ap.add_argument("--all-clans", action="store_true",
+                    help="clans from all nineteen (base, MacEwen, the nine Industria clans)")
+    ap.add_argument("--policy", choices=("random", "heuristic"), default="random",
+                    help="random moves (default) or the heuristic agent on every seat")
     args = ap.parse_args(argv)
     mode = "cycle" if args.industria_cycle else args.industria
-    jobs = [(n, args.seed + i, args.pass_prob, mode) for n in args.players for i in range(args.games)]
+    jobs = [(n, args.seed + i, args.pass_prob, mode, args.all_clans, args.policy)
+            for n in args.players for i in range(args.games)]
     t0 = time.perf_counter()
     results = []
     with mp.get_context("spawn").Pool(args.workers) as pool:
@@ -163,6 +199,7 @@ def main(argv=None) -> int:
                       desc="random games"):
             results.append(r)
     wall = time.perf_counter() - t0
+    print(f"policy: {args.policy}" + ("; per-clan means are a first look at balance only" if args.all_clans else ""))
     print(summarize(results, args.players))
     errors = sum(1 for r in results if "error" in r)
     print(f"\n{len(results)} games in {wall:.0f} s with {args.workers} workers; {errors} errors")

@@ -32,8 +32,9 @@ from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's fi
 
 def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80, names=None) -> Path:
     """Draw the map with every unit and Port tile of ``game`` to ``path`` (PNG, atomic), with a legend of
-    the players' colours: seat, name (``names[seat]``, e.g. the agents' specs) and VP if it ended now."""
-    from clans_env.render.map_image import (game_occupants, game_players,  # matplotlib only when wanted
+    the players' colours: seat, name (``names[seat]``, e.g. the agents' specs) and VP if it ended now, and a
+    caption with each clan's own state (Kilts, Silos, ...)."""
+    from clans_env.render.map_image import (clan_caption, game_occupants, game_players,  # matplotlib only when wanted
                                             render_position_png)
 
     path = Path(path)
@@ -45,7 +46,7 @@ def write_map_png(game: Game, path, title: str | None = None, dpi: int = 80, nam
     os.close(fd)
     try:
         render_position_png(game.board, tmp, game_occupants(game), port_tiles=ports, num_players=game.num_players,
-                            title=title, dpi=dpi, players=game_players(game, names))
+                            title=title, dpi=dpi, players=game_players(game, names), caption=clan_caption(game))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes the file private; a picture is for sharing

@@ -111,14 +111,17 @@ def check_invariants(g) -> None:
             _fail(f"{where}: glory {pl.glory}")
         res = g.misc.get("reserved", [])            # Industria Delivery bonus 19: a Merchant on a reservation
         merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market) + \
-            sum(1 for i in range(1, len(res), 2) if res[i] == g.players.index(pl))
-        if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or \
-                merchants != D.MERCHANTS_TOTAL:
+            sum(1 for i in range(1, len(res), 2) if res[i] == p)
+        total = D.MERCHANTS_TOTAL - g.clans[p].merchants_returned(g, p)  # Clan Douglas: one in the box
+        if min(pl.merchants_board, pl.merchants_stock, min(pl.merchants_market)) < 0 or merchants != total:
             _fail(f"{where}: Merchants board {pl.merchants_board} + stock {pl.merchants_stock} + market "
-                  f"{sum(pl.merchants_market)} != {D.MERCHANTS_TOTAL}")
+                  f"{sum(pl.merchants_market)} != {total}")
         for good in range(D.NUM_GOODS):
             if pl.merchants_market[2 * good] and pl.merchants_market[2 * good + 1]:
                 _fail(f"{where}: Merchants on both the buy and sell area of {D.GOODS[good]}")
+        problem = g.clans[p].state_problem(g, p)
+        if problem:
+            _fail(f"{where}: {problem}")
         if not 0 <= pl.shipping <= D.MAX_SHIPPING:
             _fail(f"{where}: shipping {pl.shipping}")
         if len(pl.open_contracts) > g.clans[p].export_boxes:

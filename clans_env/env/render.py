@@ -89,11 +89,15 @@ def _panel(ax, game) -> None:
         lines.append((f"  ship {D.SHIPPING_LEVELS[pl.shipping]}, merchants {pl.merchants_stock}, contracts "
                       f"{len(pl.open_contracts)} open / {len(pl.done_contracts)} done"
                       f"{', passed' if pl.passed else ''}", colour, "normal"))
+        clan_text = game.clans[p].state_text(game, p)       # the clan's own state (Kilts, Silos, ...)
+        if clan_text:
+            lines.append((f"  {clan_text}", colour, "normal"))
     lines.append(("", "black", "normal"))
     lines.append((f"Player {game.current_player}: {game.decision_kind}" if game.stack else "Game over",
                   "black", "bold"))
     y = 0.97
+    step = min(0.04, 0.95 / len(lines))      # the clans' own lines can make the panel longer
     for text, colour, weight in lines:
         ax.text(0.01, y, text, transform=ax.transAxes, fontsize=12, color=colour, fontweight=weight, va="top",
                 family="monospace")
-        y -= 0.04
+        y -= step

@@ -323,12 +323,25 @@ def _map_background(board: Board, num_players: int, port_tiles: tuple, dpi: int)
     return pixels, tuple(fig.get_size_inches()), ax.get_position().bounds, ax.get_xlim(), ax.get_ylim()
 
 
+def clan_caption(game) -> list[str]:
+    """One line per player whose clan has state of its own to show (Kilts, Silos, calves, ...: the clan's
+    ``state_text``), for the caption of the map picture."""
+    out = []
+    for p in range(game.num_players):
+        text = game.clans[p].state_text(game, p)
+        if text:
+            out.append(f"P{p}: {text}")
+    return out
+
+
 def render_position_png(board: Board, path, occupants: dict, port_tiles: dict | None = None,
-                        num_players: int = 4, title: str | None = None, dpi: int = 110, players=None) -> Path:
+                        num_players: int = 4, title: str | None = None, dpi: int = 110, players=None,
+                        caption=()) -> Path:
     """The map with ``occupants`` (as :func:`draw_board` draws it) saved as a PNG, with a legend of the
     players' colours when ``players`` lists ``(seat, name, VP)`` rows (:func:`game_players`): the empty map is
     drawn once per map and resolution and reused, so a picture per round of a replay takes a fraction of
-    a second rather than seconds."""
+    a second rather than seconds. ``caption``: lines written in the top left corner, in the players'
+    colours when they start with ``P<seat>:`` (the clans' own state, :func:`clan_caption`)."""
     pixels, size, bounds, xlim, ylim = _map_background(board, num_players, tuple(sorted((port_tiles or {}).items())),
                                                        dpi)
     fig = Figure(figsize=size, dpi=dpi)
@@ -344,6 +357,10 @@ def render_position_png(board: Board, path, occupants: dict, port_tiles: dict | 
         draw_player_legend(ax, players)
     if title:
         ax.set_title(title, fontsize=13, fontweight="bold")
+    for k, line in enumerate(caption):
+        seat = int(line[1]) if line[:1] == "P" and line[1:2].isdigit() else -1
+        fig.text(0.01, 0.99 - 0.022 * k, line, ha="left", va="top", fontsize=8,
+                 color=PLAYER_COLOURS.get(seat, "black"), fontweight="bold")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=dpi, facecolor="white")

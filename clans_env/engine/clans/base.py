@@ -29,6 +29,11 @@ settlement_link_mask        rules/scoring.py ``connected_settlements`` (Settleme
                             Shipping reach: MacFarlane's canals, Sinclair's 2 spaces)
 trade_money / on_trade      rules/market.py (Trade and Neighbourhood bonus)
 neighbourhood_limit         rules/market.py
+custom_trade / trade        rules/market.py ``do_trade`` (every Trade, Neighbourhood purchase and
+                            Farmers market sale: Douglas's Bulk Trading, Fraser's Kilts)
+wild_processed              rules/market.py, farmers_markets.py, fulfil.py, industria_ports.py (tile 10):
+                            Goods usable as any Processed good (Fraser's Kilts; read with custom_trade)
+pay_contract_goods          rules/fulfil.py ``finish_fulfil`` (paying a contract's Goods)
 export_boxes                rules/common.py, contracts.py, fulfil.py
 contracts_per_turn /
 round_cost_once_per_turn    rules/contracts.py (Obtain, Building bonus, Port tile 8)
@@ -38,7 +43,10 @@ after_fulfil / fulfil_extras rules/fulfil.py, when a contract's rewards are take
 fulfil_tile /               rules/fulfil.py (Port tile 1 while slaughtering, tile 10 in the Fulfil),
 use_fulfil_tile             rules/industria_ports.py (tile 10): the clan's own copy of a Port tile
                             that acts inside a Fulfil (MacLeod's Shipyards), after the map's tile
-on_deploy                   rules/expand.py (every K_PLACE), rules/ports.py (tile 7)
+on_deploy                   rules/common.py ``notify_deploy``: rules/expand.py (every K_PLACE, Port
+                            tiles 11 and 17), rules/ports.py (tile 7)
+watches_deploys /
+on_any_deploy               rules/common.py ``notify_deploy``, after any player's deployment (Mackintosh)
 worker_income               rules/production.py
 production_per_unit         rules/production.py
 at_production_start         rules/production.py, before income
@@ -51,9 +59,16 @@ legal / apply / describe    game.py, for this clan's own K_CLAN frames
 scoring_goods               rules/scoring.py (Scoring tile 2)
 final_goods                 rules/scoring.py (Final Scoring)
 extra_score_lines           rules/scoring.py (Final Scoring)
+extra_processed             rules/scoring.py (tile 2, Final Scoring), industria_scoring.py (tile 12),
+                            awards.py: Processed goods of a type of their own (Fraser's Kilts)
+production_chains           rules/industria_scoring.py (Scoring tile 13: Fraser's Kiltmaker + Sheep)
 state_features              encoding/observation.py, the ``industria.clan_state`` segment
                             (NUM_STATE_FEATURES numbers per player: Kilts, Silos, ...)
-state_text                  engine/views.py ``render_text`` (and so ``clans play``)
+state_text                  engine/views.py ``render_text`` (and so ``clans play``), render/map_image.py
+                            ``clan_caption`` (map PNG), env/render.py (the rgb panel)
+state_problem               engine/invariants.py (the clan's own state is one a game can reach)
+merchants_returned          engine/invariants.py (the Merchants a clan has; Douglas returns one, R18.D1)
+follow_ups                  agents/heuristic.py: clan decisions its lookahead resolves as part of an action
 ==========================  ===========================================================
 
 Industria clans (``expansion = "industria"``) are in the pool only with
@@ -95,6 +110,13 @@ class Clan:
     restricts_targets = False
     #: production-chain pairs one Field may be part of (Industria Scoring tile 13; Clan Gordon: 3)
     field_pairs = D.FIELD_PAIRS
+    #: whether ``trade`` resolves this clan's trades and ``wild_processed`` is read (kept a flag: hot path)
+    custom_trade = False
+    #: names of this clan's K_CLAN decisions that only complete an action already chosen (how many Goods
+    #: Douglas's Merchants trade, ...): an agent's lookahead may resolve them as part of that action
+    follow_ups: frozenset = frozenset()
+    #: whether ``on_any_deploy`` is called after every player's deployments (Clan Mackintosh)
+    watches_deploys = False
 
     # ---- setup ---------------------------------------------------------------------
     def on_setup(self, game, p: int) -> None:
@@ -151,6 +173,36 @@ class Clan:
 
     def on_trade(self, game, p: int, good: int, qty: int, direction: int) -> None:
         """Called before a Trade at the Market is paid."""
+
+    def state_problem(self, game, p: int) -> str:
+        """What is wrong with this clan's own state (``PlayerState.extra``), or "" (for invariants.py)."""
+        return ""
+
+    def merchants_returned(self, game, p: int) -> int:
+        """Merchants this clan has returned to the box (Clan Douglas; invariants.py counts the rest)."""
+        return 0
+
+    def on_any_deploy(self, game, me: int, p: int, unit: int, space: int, mode: int) -> None:
+        """Called (with ``watches_deploys``) for clan player ``me`` after player ``p`` (``me`` too)
+        deployed ``unit`` on ``space`` and paid for it."""
+
+    def trade(self, game, p: int, good: int, direction: int, merchants: int, discount: int, limit: int) -> None:
+        """Resolve a trade of ``merchants`` Merchants (with ``custom_trade``); ``limit``: most Goods, 0 = none.
+        A decision it needs goes on top of the stack (it is resolved before anything the caller pushed)."""
+        from ..rules.market import execute_trade
+        execute_trade(game, p, good, direction, merchants, merchants, discount)
+
+    def wild_processed(self, game, p: int) -> int:
+        """Goods that can be used as any Processed good to trade and fulfil (read with ``custom_trade``)."""
+        return 0
+
+    def pay_contract_goods(self, game, p: int, need: list) -> tuple | None:
+        """Pay a contract's Goods (``need`` per Good); may instead return a decision frame that pays them,
+        which is resolved before the contract's rewards."""
+        goods = game.players[p].goods
+        for i, n in enumerate(need):
+            goods[i] -= n
+        return None
 
     def worker_income(self, game, p: int, unit: int) -> int:
         pl = game.players[p]
@@ -232,6 +284,14 @@ class Clan:
     def extra_score_lines(self, game, p: int) -> dict:
         """Additional score sheet lines (name -> VP)."""
         return {}
+
+    def extra_processed(self, game, p: int) -> int:
+        """Processed goods in stock of a type of their own, for all scoring (Fraser's Kilts)."""
+        return 0
+
+    def production_chains(self, game, p: int) -> int:
+        """Production chains for Scoring tile 13 beyond producer + factory pairs (Fraser's Kiltmakers)."""
+        return 0
 
     # ---- what the clan shows ---------------------------------------------------------------
     def state_features(self, game, p: int) -> tuple:

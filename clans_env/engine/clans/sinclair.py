@@ -273,13 +273,14 @@ class Sinclair(Clan):
             return
         if frame[2] != RAIL_SPACE:
             return super().apply(game, frame, action)
-        from ..rules.common import place_unit, placement_cost
+        from ..rules.common import notify_deploy, place_unit, placement_cost
+        from ..state import PLACE_EXPAND
         _, _, _, kind, unit = frame
         space = action - SPACE
         pl = game.players[p]
         pl.money -= skip_money(game, p, kind, space) + placement_cost(game, p, unit, space, False)
         place_unit(game, p, unit, space)
-        self.on_deploy(game, p, unit, space, 0)
+        notify_deploy(game, p, unit, space, PLACE_EXPAND)   # a deployment (Mackintosh watches them too)
         if kind == LAND:
             # R18.S5, R18.S12: the Bonus upgrade first (take or forfeit), then the deployment bonuses
             game.stack.append((K_HOOK, p, "sinclair_bonuses", unit, space))

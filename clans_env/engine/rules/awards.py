@@ -42,7 +42,7 @@ def measure(g, p: int, tile: int) -> int:
         return sum(goods[i] for i in D.BASIC_GOODS)
     if kind == "processed_goods":
         goods = g.clans[p].scoring_goods(g, p)
-        return sum(goods[i] for i in D.PROCESSED_GOODS)
+        return sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)
     if kind == "units_along_rivers":
         return sum(1 for s, _ in own_units(g, p) if topo.along_river >> s & 1)
     if kind == "units_next_to_lochs":

@@ -117,6 +117,15 @@ def place_unit(g, p: int, unit: int, space: int) -> None:
             pl.reach |= g.topo.reach[pl.shipping][space]
 
 
+def notify_deploy(g, p: int, unit: int, space: int, mode: int) -> None:
+    """After p deployed ``unit`` on ``space`` (paid for): p's clan's ``on_deploy``, then every clan
+    watching all players' deployments (Clan Mackintosh, R18.MI1) in seat order."""
+    g.clans[p].on_deploy(g, p, unit, space, mode)
+    for q, clan in enumerate(g.clans):
+        if clan.watches_deploys:
+            clan.on_any_deploy(g, q, p, unit, space, mode)
+
+
 def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     """Take p's unit on ``space`` (of type ``unit`` when the space holds two, Industria R4.6) back to
     the Player board; returns its type. The other unit of a stacked space stays on it."""

@@ -7,7 +7,8 @@ from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
-from .common import RESERVED, affordable_spaces, expand_targets, place_unit, placement_cost, reach, reserved_by
+from .common import (RESERVED, affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
+                     reserved_by)
 from .contracts import building_bonus_available, start_building_bonus
 from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
@@ -123,7 +124,7 @@ def apply_place(g, frame, action: int) -> None:
     g.stack.pop()
     g.players[p].money -= placement_cost(g, p, unit, space, free_land=(mode in (PLACE_FREE, PLACE_CLAN)))
     place_unit(g, p, unit, space)
-    g.clans[p].on_deploy(g, p, unit, space, mode)
+    notify_deploy(g, p, unit, space, mode)
     if mode in (PLACE_EXPAND, PLACE_FREE):
         expansion_bonuses(g, p, unit, space)
 
@@ -140,7 +141,7 @@ def describe_place(g, frame) -> str:
 def deployed(g, p: int, unit: int, space: int) -> None:
     """After a deployment by an Industria effect (Port tiles 11 and 17): the clan's deploy hook, then the
     deployment bonuses (R3.1), as for an Expand."""
-    g.clans[p].on_deploy(g, p, unit, space, PLACE_EXPAND)
+    notify_deploy(g, p, unit, space, PLACE_EXPAND)
     expansion_bonuses(g, p, unit, space)
 
 

@@ -120,11 +120,14 @@ def sale_options(g, p: int, space: int) -> list[int]:
     Goods of one uncovered type, one Merchant each; never on the sell area of a Good bought this
     round)."""
     pl = g.players[p]
+    clan = g.clans[p]
+    wild = clan.wild_processed(g, p) if clan.custom_trade else 0       # Clan Fraser's Kilts
     out: list[int] = []
     for good in uncovered_goods(g, space):
         if pl.merchants_market[good * 2]:          # Merchants on its buy area this round
             continue
-        q = min(D.MARKET_MAX_SELL, pl.goods[good], pl.merchants_stock)
+        have = pl.goods[good] + (0 if D.IS_BASIC[good] else wild)
+        q = min(D.MARKET_MAX_SELL, have, pl.merchants_stock)
         if q > 0:
             base = TRADE + (good * 2 + SELL) * MAX_TRADE_QTY
             out.extend(range(base, base + q))
@@ -157,8 +160,8 @@ def apply_market_sell(g, frame, action: int) -> None:
     if action == DONE:
         return
     good, _, qty = decode_trade(action)
-    do_trade(g, p, good, SELL, qty, discount=-D.MARKET_BONUS[good])
     cover(g, space, good)
+    do_trade(g, p, good, SELL, qty, discount=-D.MARKET_BONUS[good], limit=D.MARKET_MAX_SELL)
 
 
 def cover(g, space: int, good: int) -> None:

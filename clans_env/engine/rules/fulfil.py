@@ -47,14 +47,18 @@ def can_fulfil(g, p: int, cid: int) -> bool:
     pl = g.players[p]
     c = D.CONTRACT_BY_ID[cid]
     goods = pl.goods
+    clan = g.clans[p]
+    wild = clan.wild_processed(g, p) if clan.custom_trade else 0    # Clan Fraser's Kilts (R18.F3)
     short = 0
     for i, need in enumerate(c.goods):
         if goods[i] < need:
-            if D.IS_BASIC[i] or goods[i] < need - 1 or short:
+            if D.IS_BASIC[i]:
                 return False
-            short = 1                      # one Processed good short: Port tile 10 could cover it
-    if short and not ignore_port_usable(g, p):
-        return False
+            short += need - goods[i]
+    if short > wild:
+        # one Processed good more than the Kilts cover: Port tile 10 could waive it
+        if short > wild + 1 or not ignore_port_usable(g, p):
+            return False
     if c.beef or c.mutton:
         short = max(0, c.beef - pl.units_placed(D.COW)) + max(0, c.mutton - pl.units_placed(D.SHEEP))
         if short > 1 or (short == 1 and meat_port_slot(g, p) < 0):
@@ -84,13 +88,15 @@ def finish_fulfil(g, p: int, box: int, waived: int) -> None:
     pl = g.players[p]
     cid = pl.open_contracts.pop(box)
     c = D.CONTRACT_BY_ID[cid]
-    goods = pl.goods
-    for i, need in enumerate(c.goods):
-        goods[i] -= need - (1 if i == waived else 0)
+    need = [n - (1 if i == waived else 0) for i, n in enumerate(c.goods)]
+    # the clan pays (Fraser may use Kilts); a decision it returns is resolved first, before the rewards
+    paying = g.clans[p].pay_contract_goods(g, p, need)
     g.turn["fulfilled"] = g.turn.get("fulfilled", 0) + 1
     g.stack.append((K_HOOK, p, "fulfil_rewards", cid))
     if c.beef or c.mutton:
         push_slaughter(g, p, cid, c.beef, c.mutton)
+    if paying is not None:
+        g.stack.append(paying)
 
 
 def push_slaughter(g, p: int, cid: int, beef: int, mutton: int) -> None:

@@ -117,8 +117,10 @@ def legal_port_ignore(g, frame) -> list:
     goods = g.players[p].goods
     c = D.CONTRACT_BY_ID[cid]
     short = [i for i, need in enumerate(c.goods) if goods[i] < need]
-    if short:                                          # the tile must cover the missing one
-        return [GOOD + short[0]]
+    clan = g.clans[p]
+    wild = clan.wild_processed(g, p) if clan.custom_trade else 0    # Clan Fraser's Kilts (R18.F3)
+    if sum(c.goods[i] - goods[i] for i in short) > wild:   # the tile must cover a missing one
+        return [GOOD + i for i in short]
     return ignore_options(g, p, cid) + [DONE]
 
 

@@ -125,9 +125,10 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 11:
         return per * sum(pl.merchants_market)
     if tile == 12:
-        return per * sum(1 for q in g.clans[p].scoring_goods(g, p) if q > 0)
+        clan = g.clans[p]
+        return per * (sum(1 for q in clan.scoring_goods(g, p) if q > 0) + (1 if clan.extra_processed(g, p) else 0))
     if tile == 13:
-        return per * tile13_pairs(g, p)
+        return per * (tile13_pairs(g, p) + g.clans[p].production_chains(g, p))
     if tile == 14:
         around = topo.central_loch
         for s in bits(topo.central_loch):

@@ -21,8 +21,10 @@ def trade_options(g, p: int, out: list) -> None:
     if stock > MAX_TRADE_QTY:
         stock = MAX_TRADE_QTY
     market = pl.merchants_market
-    budget = pl.money + g.clans[p].trade_money
+    clan = g.clans[p]
+    budget = pl.money + clan.trade_money
     goods = pl.goods
+    wild = clan.wild_processed(g, p) if clan.custom_trade else 0     # Clan Fraser's Kilts
     for good in range(D.NUM_GOODS):
         area = good * 2
         if not market[area + SELL]:          # may buy
@@ -33,7 +35,7 @@ def trade_options(g, p: int, out: list) -> None:
                 base = TRADE + (area + BUY) * MAX_TRADE_QTY
                 out.extend(range(base, base + q))
         if not market[area + BUY]:           # may sell
-            q = goods[good]
+            q = goods[good] + (wild if wild and not D.IS_BASIC[good] else 0)
             if q > stock:
                 q = stock
             if q > 0:
@@ -41,21 +43,36 @@ def trade_options(g, p: int, out: list) -> None:
                 out.extend(range(base, base + q))
 
 
-def do_trade(g, p: int, good: int, direction: int, qty: int, discount: int = 0) -> None:
-    """Send ``qty`` Merchants to the Market, pay or receive price x qty, move the price."""
+def do_trade(g, p: int, good: int, direction: int, qty: int, discount: int = 0, limit: int = 0) -> None:
+    """Send ``qty`` Merchants to the Market, pay or receive price x qty, move the price.
+
+    A clan with ``custom_trade`` (Douglas's Bulk Trading, Fraser's Kilts) resolves the trade itself,
+    possibly through its own decision pushed on top of the stack (so callers push what follows the
+    trade before calling this); ``limit`` is the most Goods the trade may move (0: no limit but the
+    Merchants), e.g. 4 for the Farmers market sale."""
+    clan = g.clans[p]
+    if clan.custom_trade:
+        clan.trade(g, p, good, direction, qty, discount, limit)
+        return
+    execute_trade(g, p, good, direction, qty, qty, discount)
+
+
+def execute_trade(g, p: int, good: int, direction: int, merchants: int, qty: int, discount: int = 0) -> None:
+    """``merchants`` Merchants trade ``qty`` Goods: pay or receive price x qty (the price before the
+    trade), the Price marker moves one step per Merchant (rulebook, 1. Trade; Clan Douglas R18.D3)."""
     pl = g.players[p]
     g.clans[p].on_trade(g, p, good, qty, direction)
     unit_price = price(g, good) - discount
     if direction == BUY:
         pl.money -= unit_price * qty
         pl.goods[good] += qty
-        move_price(g, good, qty)
+        move_price(g, good, merchants)
     else:
         pl.money += unit_price * qty
         pl.goods[good] -= qty
-        move_price(g, good, -qty)
-    pl.merchants_stock -= qty
-    pl.merchants_market[good * 2 + direction] += qty
+        move_price(g, good, -merchants)
+    pl.merchants_stock -= merchants
+    pl.merchants_market[good * 2 + direction] += merchants
 
 
 def apply_trade(g, p: int, action: int) -> None:
@@ -130,10 +147,10 @@ def apply_neighbourhood(g, frame, action: int) -> None:
     if action == DONE:
         return
     good, _, qty = decode_trade(action)
-    do_trade(g, p, good, BUY, qty, discount=D.NB_DISCOUNT[good])
     rest = goods_mask & ~(1 << good)
-    if rest:
+    if rest:                                # pushed first: a clan's trade decision comes before it
         g.stack.append((K_NEIGHBOURHOOD, p, rest))
+    do_trade(g, p, good, BUY, qty, discount=D.NB_DISCOUNT[good], limit=neighbourhood_limit(g, p))
 
 
 @describe_for(K_NEIGHBOURHOOD)

@@ -12,7 +12,7 @@ from ..actions import DONE, EXPAND, GOOD, MARKET_AREA, SPACE, USE_PORT
 from ..state import (K_BONUS_UPGRADE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COPY, K_PORT_DISCARD, K_PORT_GAIN,
                      K_PORT_PRICE, K_POST_MAIN, PLACE_EXCHANGE)
 from ..topology import UNIT_LAND, bits
-from .common import move_price, reach, replace_unit
+from .common import move_price, notify_deploy, reach, replace_unit
 from . import industria_ports
 from .contracts import building_bonus_available, start_building_bonus
 from .expand import building_bonus_triggered, offer_bonuses
@@ -245,7 +245,7 @@ def apply_exchange_to(g, frame, action: int) -> None:
     g.stack.pop()
     new = action - EXPAND
     old = replace_unit(g, p, space, new)       # a second unit on the space (Industria) stays
-    g.clans[p].on_deploy(g, p, new, space, PLACE_EXCHANGE)
+    notify_deploy(g, p, new, space, PLACE_EXCHANGE)
     olds = olds + ((space, old),)
     news = news + (new,)
     if len(olds) < 2 and exchange_spaces(g, p, olds, news):

@@ -11,10 +11,11 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     pl = g.players[p]
     placed = pl.units_placed
     if tile == 1:
-        return sum(pl.goods[i] for i in D.BASIC_GOODS)
+        goods = g.clans[p].scoring_goods(g, p)          # Clan Gordon's Silo Grain is in stock (R18.G6)
+        return sum(goods[i] for i in D.BASIC_GOODS)
     if tile == 2:
         goods = g.clans[p].scoring_goods(g, p)
-        return 3 * (sum(goods[i] for i in D.PROCESSED_GOODS) // 2)
+        return 3 * ((sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)) // 2)
     if tile == 3:
         return sum(placed(u) for u in (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)) + 2 * placed(D.FIELD)
     if tile == 4:
@@ -209,7 +210,8 @@ def final_scores(g) -> list[dict]:
         row = {
             "glory": pl.glory,
             "basic_goods": D.BASIC_GOOD_VP * sum(goods[i] for i in D.BASIC_GOODS),
-            "processed_goods": D.PROCESSED_GOOD_VP * sum(goods[i] for i in D.PROCESSED_GOODS),
+            "processed_goods": D.PROCESSED_GOOD_VP * (sum(goods[i] for i in D.PROCESSED_GOODS)
+                                                      + g.clans[p].extra_processed(g, p)),
             "money": pl.money // D.MONEY_PER_VP,
             "hops": pl.hops,
             "imports": sum(a * v for a, v in zip(pl.imports, vals)),
