@@ -1101,3 +1101,257 @@ def test_station_counts_as_the_owners_unit_and_stays_when_the_other_unit_leaves(
     assert g.occupant[b] == -2 and g.occupied >> b & 1                 # nobody can deploy there
     assert any(comp >> b & 1 for comp in settlements(g, p))
     check_invariants(g)
+
+
+# ---- Delivery bonus 16: Export box stacks (R13.26 tile 16, Q33, T13) ------------------------------------
+def _simple_contract(g, exclude=()):
+    c = next(c for c in D.CONTRACTS if not c.beef and not c.mutton and c.id not in exclude
+             and c.id in g.pile)
+    g.pile.remove(c.id)
+    return c
+
+
+def _offer(g, slot, c):
+    """Put contract ``c`` (out of the pile) in display ``slot``; the one there goes back to the pile."""
+    if g.display[slot] >= 0:
+        g.pile.append(g.display[slot])
+    g.display[slot] = c.id
+
+
+def test_bonus_16_takes_a_contract_on_top_and_the_top_is_fulfilled_first():
+    """R13.26 tile 16: £15 and a contract at the normal cost; with one already in the box the new one goes on
+    top and is fulfilled first (Q33); the one under it then becomes the open contract."""
+    from clans_env.engine.rules.contracts import obtain_cost
+    from clans_env.engine.rules.fulfil import apply_fulfil, fulfil_options
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    old = _simple_contract(g)
+    new = _simple_contract(g, exclude=(old.id,))
+    pl.open_contracts = [old.id]
+    slots = [k for k, c in enumerate(g.display) if c >= 0]
+    _offer(g, slots[0], new)
+    push_bonus(g, p, 16)
+    m = pl.money
+    g.apply(CHOOSE + 0)
+    assert pl.money == m + 15
+    g.apply(CHOOSE + 1)
+    assert g.legal_actions() == [A.TAKE_CONTRACT + k for k in slots]   # one box: no box choice, no second
+    g.apply(A.TAKE_CONTRACT + slots[0])
+    assert g.display[slots[0]] == -1 and pl.money == m + 15 - obtain_cost(g, p)
+    assert pl.open_contracts == [new.id] and g.misc["tr_below"] == [new.id, old.id]
+    assert g.decision_kind == "main"
+    check_invariants(g)
+    pl.goods = [9] * D.NUM_GOODS                                    # both could be paid: only the top is offered
+    out = []
+    fulfil_options(g, p, out)
+    assert out == [A.FULFIL + 0]
+    apply_fulfil(g, p, 0)
+    assert pl.open_contracts == [old.id] and not g.misc["tr_below"]  # the one under it surfaces
+    g._advance()
+    finish(g)
+    assert new.id in pl.done_contracts and old.id not in pl.done_contracts
+    check_invariants(g)
+
+
+def test_bonus_16_into_an_empty_box_and_optional():
+    """Tile 16 "you may take": with an empty box the contract goes there; the part may be left (R13.10), and
+    it is not offered when the normal cost cannot be paid."""
+    from clans_env.engine.rules.contracts import obtain_cost
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    push_bonus(g, p, 16)
+    slot = next(k for k, c in enumerate(g.display) if c >= 0)
+    new = g.display[slot]
+    g.apply(CHOOSE + 1)
+    g.apply(A.TAKE_CONTRACT + slot)
+    assert pl.open_contracts == [new] and not g.misc.get("tr_below")
+    assert g.legal_actions() == sorted([CHOOSE + 0, A.DONE])  # the £15 is still open, or forfeit
+    g2, p2, _ = one_unit_position()
+    g2.round = max(range(1, 6), key=lambda r: D.ROUND_COST[r - 1])
+    assert obtain_cost(g2, p2) > 0
+    g2.players[p2].money = obtain_cost(g2, p2) - 1
+    push_bonus(g2, p2, 16)
+    assert g2.legal_actions() == sorted([CHOOSE + 0, A.DONE])
+
+
+def test_bonus_16_buchanan_one_contract_on_each_of_two_boxes():
+    """Tile 16: "Clan Buchanan can place one Export contract on each of their two Export boxes"; the round
+    cost once per turn (Buchanan's ability); which new one covers which held one is the player's choice."""
+    g = blank_position(3, money=100, trains=True, clans=["buchanan", "campbell", "stewart"])
+    start_turn(g, 0)
+    pl = g.players[0]
+    a, b = _simple_contract(g), None
+    b = _simple_contract(g, exclude=(a.id,))
+    pl.open_contracts = [a.id, b.id]
+    push_bonus(g, 0, 16, 0b10)
+    g.apply(CHOOSE + 1)
+    slots = [k for k, c in enumerate(g.display) if c >= 0]
+    n1, n2 = g.display[slots[0]], g.display[slots[1]]
+    g.apply(A.TAKE_CONTRACT + slots[0])
+    assert g.legal_actions() == [A.FULFIL + 0, A.FULFIL + 1]        # which box it goes on
+    g.apply(A.FULFIL + 1)
+    assert pl.open_contracts == [a.id, n1]
+    assert A.DONE in g.legal_actions() and A.TAKE_CONTRACT + slots[1] in g.legal_actions()
+    m = pl.money
+    g.apply(A.TAKE_CONTRACT + slots[1])                             # the other box, no choice left
+    assert pl.open_contracts == [n2, n1] and pl.money == m          # Buchanan pays the round cost once
+    assert sorted(zip(g.misc["tr_below"][::2], g.misc["tr_below"][1::2])) == sorted([(n1, b.id), (n2, a.id)])
+    assert sorted((x["top"], x["under"]) for x in g.public_state()["industria"]["trains"]["contracts_under"]) == \
+        sorted([(n1, b.id), (n2, a.id)])
+    assert g.decision_kind == "main"
+    check_invariants(g)
+
+
+def test_bonus_8_discards_the_top_of_a_stack_and_the_new_one_goes_on_top():
+    """Tile 8 "Discard the top Export contract from your Export box" with a tile 16 stack: the new contract
+    goes on top of the one that was under the discarded one."""
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    under, top = _simple_contract(g), None
+    top = _simple_contract(g, exclude=(under.id,))
+    pl.open_contracts = [top.id]
+    g.misc["tr_below"] = [top.id, under.id]
+    push_bonus(g, p, 8, 0b01)
+    g.apply(CHOOSE + 0)
+    g.apply(A.FULFIL + 0)
+    slot = g.legal_actions()[0] - A.TAKE_CONTRACT
+    new = g.display[slot]
+    g.apply(A.TAKE_CONTRACT + slot)
+    assert pl.open_contracts == [new] and g.misc["tr_below"] == [new, under.id]
+    assert top.id in g.misc["tr_discarded"]
+    check_invariants(g)
+
+
+def _fifth_delivery_position():
+    g, p = delivery_position()
+    g.misc[TR.DELIV][p] = 4
+    q = [x for x in range(3) if x != p][0]
+    spaces = free_spaces(g, GRASS)
+    put(g, p, "sheep", spaces[0])
+    nb = [s for s in spaces if s in g.board.neighbours[spaces[0]] and g.occupant[s] == -1]
+    put(g, q, "sheep", nb[0])
+    g.misc[TR.BONUS][loc(g, "T2")] = 6                             # Move 2 Price markers, gain £15
+    give(g, p, wool=2)
+    start_turn(g, p)
+    g.apply(TR.TRAIN_ACTION)
+    g.apply(CHOOSE + loc(g, "T2"))
+    g.apply(A.DONE)
+    return g, p, nb[0]
+
+
+def test_station_before_or_after_the_fifth_deliverys_bonus():
+    """R13.14 "you must immediately place your Train station — before or after resolving that delivery's bonus
+    tile": a decision (a qualifying space now, or done = after the bonus)."""
+    g, p, t = _fifth_delivery_position()                           # before: the station, then the bonus
+    assert g.decision_kind == "station" and g.legal_actions() == sorted([A.SPACE + t, A.DONE])
+    g.apply(A.SPACE + t)
+    assert g.misc[TR.STATION][p] == t
+    assert g.decision_kind == "delivery" and g.stack[-1][2] == 6
+    m = g.players[p].money
+    g.apply(CHOOSE + 1)
+    g.apply(A.DONE)
+    assert g.players[p].money == m + 15 and g.decision_kind == "post_main"   # no second station decision
+    g, p, t = _fifth_delivery_position()                           # after: the bonus, then the station
+    g.apply(A.DONE)
+    assert g.decision_kind == "delivery" and g.misc[TR.STATION][p] == -1
+    g.apply(A.DONE)                                                 # forfeit the bonus
+    assert g.decision_kind == "station" and g.legal_actions() == [A.SPACE + t]
+    g.apply(A.SPACE + t)
+    assert g.misc[TR.STATION][p] == t and g.decision_kind == "post_main"
+    check_invariants(g)
+
+
+def test_bonus_14_ten_pounds_and_two_moves_to_adjacent_spaces():
+    """R13.26 tile 14 "Gain £10 and move 1 unit to an adjacent space twice (same or different units)": two
+    moves under the Moving rules (R5: an adjacent space, no cost, no deployment bonus), then no third."""
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    m = pl.money
+    push_bonus(g, p, 14)
+    g.apply(CHOOSE + 0)
+    assert pl.money == m + 10
+    g.apply(CHOOSE + 1)
+    assert g.legal_actions() == sorted([A.SPACE + s, A.DONE])
+    g.apply(A.SPACE + s)                                            # the only unit: no unit choice
+    t1 = min(a - A.SPACE for a in g.legal_actions())
+    assert all(a - A.SPACE in g.board.adjacent[s] for a in g.legal_actions())
+    g.apply(A.SPACE + t1)
+    assert g.unit_at[t1] == D.SHEEP and g.occupant[s] == -1 and g.decision_kind == "move"
+    g.apply(A.SPACE + t1)                                           # the same unit again
+    t2 = max(a - A.SPACE for a in g.legal_actions())
+    assert t2 in g.board.adjacent[t1]
+    g.apply(A.SPACE + t2)
+    assert g.unit_at[t2] == D.SHEEP and g.occupant[t1] == -1
+    assert pl.money == m + 10 and g.decision_kind == "main"         # no cost; no third move
+    check_invariants(g)
+
+
+def test_bonus_15_processed_good_free_space_and_a_bonus_action():
+    """R13.26 tile 15 "Gain 1 Processed good, 1 free space, and a bonus action": a Processed good of the
+    player's choice, a Free space (unit cost, no land cost, in reach, as the Export bonus), and one more
+    main action at once that may not Pass (Q29)."""
+    from clans_env.engine.rules.common import reach
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    push_bonus(g, p, 15)
+    g.apply(CHOOSE + 0)
+    assert g.legal_actions() == [A.GOOD + i for i in D.PROCESSED_GOODS]
+    whisky = D.GOOD_INDEX["whisky"]
+    g.apply(A.GOOD + whisky)
+    assert pl.goods[whisky] == 1 and sum(pl.goods) == 1
+    g.apply(CHOOSE + 1)
+    g.apply(A.EXPAND + D.COW)
+    targets = [a - A.SPACE for a in g.legal_actions()]
+    assert targets and all(reach(g, p) >> t & 1 for t in targets)
+    t = max(targets, key=lambda x: g.topo.cost[x])
+    assert g.topo.cost[t] > 0
+    m = pl.money
+    g.apply(A.SPACE + t)
+    assert g.unit_at[t] == D.COW
+    assert pl.money == m - g.clans[p].unit_cost(g, p, D.COW)       # the unit cost only, no land cost
+    while g.decision_kind != "delivery":                           # its deployment bonuses, if any
+        g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
+    g.apply(CHOOSE + 2)
+    assert g.decision_kind == "main" and len(g.stack[-1]) > 2 and A.PASS not in g.legal_actions()
+    check_invariants(g)
+
+
+def test_bonus_action_with_nothing_to_do_is_skipped():
+    """Q29: the bonus action (tiles 3, 11, 15) is one more main action that may not Pass; when no main action
+    is possible it is skipped (never a decision without a legal answer)."""
+    from clans_env.engine.rules.turn import legal_main
+    from clans_env.engine.state import K_MAIN
+    g, p, s = one_unit_position()
+    pl = g.players[p]
+    pl.money = 0                                                    # nothing to buy, expand or upgrade with
+    pl.ports_used = (1 << len(g.port_tiles)) - 1
+    g.display = [-1] * len(g.display)                               # no contract to take
+    assert legal_main(g, (K_MAIN, p, "bonus")) == []
+    push_bonus(g, p, 15, 0b100)
+    g.apply(CHOOSE + 2)
+    assert not any(f[0] == K_MAIN and len(f) > 2 for f in g.stack) and g.legal_actions()
+
+
+def test_part_one_records_without_a_trains_key_replay_with_trains_off(tmp_path):
+    """Records (``clans play --save``, tournaments) of Industria part 1 have no ``trains`` key: they replay
+    with trains off, as version 2 saves load; a record with the key keeps it."""
+    from helpers import random_playout
+    from clans_env.engine.records import load_game_file, read_game_file
+    g = Game(GameConfig(num_players=3, seed=8, industria=True, trains=False))
+    random_playout(g, random.Random(3))
+    old = g.record()
+    del old["config"]["trains"], old["config"]["milestones"]
+    assert GameConfig.from_dict(old["config"]).trains                # read as a new config: trains on
+    path = tmp_path / "part1.json"
+    path.write_text(json.dumps(old))
+    h, _ = load_game_file(path)
+    assert not h.config.trains and h.to_json() == g.to_json()
+    nested = tmp_path / "tournament.json"
+    nested.write_text(json.dumps({"record": old, "names": ["a", "b", "c"]}))
+    record, meta = read_game_file(nested)
+    assert record["config"]["trains"] is False and meta["players"] == ["a", "b", "c"]
+    t = Game(GameConfig(num_players=3, seed=8, industria=True))
+    random_playout(t, random.Random(3))
+    path.write_text(json.dumps(t.record()))
+    h, _ = load_game_file(path)
+    assert h.config.trains and h.to_json() == t.to_json()

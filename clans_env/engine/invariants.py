@@ -148,6 +148,11 @@ def check_invariants(g) -> None:
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
     seen += g.misc.get("solo_removed", []) + g.misc.get("tr_discarded", [])   # Delivery bonus 8 discards
+    below = g.misc.get("tr_below", [])          # Delivery bonus 16: contracts under a box's top one
+    seen += below[1::2]
+    held = set(below[1::2]).union(*(pl.open_contracts for pl in g.players))
+    if any(top not in held for top in below[::2]):
+        _fail("a contract stacked under one that is no Export box's contract (Delivery bonus 16)")
     if sorted(seen) != sorted(c.id for c in D.CONTRACTS):
         _fail("Export contracts lost or duplicated")
     if tracks_imports(g):

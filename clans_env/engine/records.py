@@ -73,7 +73,17 @@ def _checked_record(path, doc: dict) -> tuple[dict, dict]:
     if not isinstance(doc["config"], dict):
         raise GameFileError(f"{path}: 'config' must be a JSON object of GameConfig fields")
     meta = {k: v for k, v in doc.items() if k not in ("config", "actions")}
-    return {"config": doc["config"], "actions": doc["actions"]}, meta
+    return {"config": record_config(doc["config"]), "actions": doc["actions"]}, meta
+
+
+def record_config(config: dict) -> dict:
+    """A record's ``config`` as this engine replays it. ``GameConfig.to_dict`` writes every Industria field
+    once one is on, so an Industria record without a ``trains`` key predates the Train module (Industria
+    part 1, where ``industria=True`` meant the part-1 modules): it replays with ``trains=False``, as a
+    version 2 save loads (saves.py)."""
+    if config.get("industria") and "trains" not in config:
+        return {**config, "trains": False}
+    return config
 
 
 def load_game_file(path) -> tuple[Game, dict]:

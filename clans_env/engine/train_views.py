@@ -45,6 +45,8 @@ def train_view(g) -> dict:
     out["demand_pile"] = len(misc[TR.PILE])
     res = misc.get("reserved", [])
     out["reserved"] = [{"space": g.board.label[res[i]], "player": res[i + 1]} for i in range(0, len(res), 2)]
+    below = misc.get("tr_below", [])          # Delivery bonus 16: Export contracts under a box's top one
+    out["contracts_under"] = [{"top": below[i], "under": below[i + 1]} for i in range(0, len(below), 2)]
     return out
 
 
@@ -62,6 +64,8 @@ def train_text(g) -> str:
         dem = " ".join(f"{l['id']}:{'+'.join(f'{q}{k}' for k, q in l['demand'].items()) or '-'}"
                        f"{'*' if l['demand_used'] else ''}/b{l['delivery_bonus']}" for l in v["locations"])
         parts.append(f"Train map {v['side']}: {dem}")
+        if v["contracts_under"]:
+            parts.append("contracts under " + " ".join(f"{x['under']}<{x['top']}" for x in v["contracts_under"]))
     return " | ".join(parts)
 
 

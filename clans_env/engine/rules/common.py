@@ -198,3 +198,23 @@ def pay(g, p: int, amount: int) -> None:
 def contract_capacity_left(g, p: int) -> int:
     """Empty Export boxes of p (Clan Buchanan has two boxes)."""
     return g.clans[p].export_boxes - len(g.players[p].open_contracts)
+
+
+#: Industria Delivery bonus 16 (rules/deliveries.py): contracts under the top one of an Export box, as
+#: flat pairs [top, the contract under it, ...]; ``open_contracts`` holds only the top of each box
+BELOW = "tr_below"
+
+
+def pop_open_contract(g, p: int, box: int) -> int:
+    """Take the top contract of p's Export box ``box`` off (fulfilled or discarded); the contract under
+    it, if any (a Delivery bonus 16 stack), becomes that box's open contract."""
+    open_ = g.players[p].open_contracts
+    cid = open_.pop(box)
+    below = g.misc.get(BELOW)
+    if below:
+        for i in range(0, len(below), 2):
+            if below[i] == cid:
+                open_.insert(box, below[i + 1])
+                del below[i:i + 2]
+                break
+    return cid

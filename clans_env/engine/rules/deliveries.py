@@ -8,8 +8,9 @@ still open, choose:<part>, done forfeits the rest; a part with a cost is paid fi
 marker (R13.11), 2 Glory at a City (R13.12), and the Train is tilted (R13.13).
 
 Each part kind of data/trains.toml has one function here; sub-choices are ``delivery_step`` frames
-(kind, player, step, *context). ``IMPLEMENTED`` lists the tiles all of whose parts are modelled; only those
-are drawn onto the map (the others are listed in docs/train-map.md as not yet built).
+(kind, player, step, *context). ``IMPLEMENTED`` lists the tiles all of whose parts are modelled (all 24);
+only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
+box's top one are ``misc["tr_below"]``, surfaced by common.pop_open_contract; T13).
 """
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET
                        UPGRADE_SHIPPING, UPGRADE_TECH, trade_action, BUY, SELL, decode_trade, TRADE)
 from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
-from .common import move_price, place_unit, reach, remove_unit, units_of
+from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, units_of
 from .registry import apply_for, describe_for, legal_for
 
-#: Delivery bonus tiles whose every part is modelled (16, Export box stacks, is not yet)
-IMPLEMENTED = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18, 19, 20, 21, 22, 23, 24)
+#: Delivery bonus tiles whose every part is modelled (all 24)
+IMPLEMENTED = tuple(range(1, 25))
 PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["bread"]: D.GOOD_INDEX["grain"],
                 D.GOOD_INDEX["whisky"]: D.GOOD_INDEX["grain"]}
 
@@ -90,13 +91,14 @@ def pay_demand(g, p: int, loc: int, k: int) -> None:
     if sd.kind[loc] == TM.CITY:
         pl.glory += TM.CITY_GLORY                       # R13.12
     g.misc[TR.TILT][p] = 1                              # R13.13
-    TR.take_track_marker(g, p)                          # R13.11 (the station, if due, after the bonus)
+    TR.take_track_marker(g, p)                          # R13.11 (the station, if due: hook under the bonus)
     bonus = g.misc[TR.BONUS][loc]
     if g.num_players == 1:
         g.misc[TR.SOLO_DONE][loc] = 1                   # R17.3: the tile is discarded after delivering
         g.misc[TR.BONUS][loc] = 0
     if bonus:
         g.stack.append((K_DELIVERY, p, bonus, (1 << len(TM.DELIVERY_PARTS[bonus])) - 1))
+        TR.offer_station_first(g, p)                    # R13.14: the station before or after the bonus
 
 
 # ---- the Delivery bonus menu (R13.10) -------------------------------------------------------------------
@@ -278,6 +280,8 @@ def part_possible(g, p: int, part: dict) -> bool:
         return any(can_fulfil(g, p, c) for c in pl.open_contracts)
     if k == "field_fulfil":
         return bool(units_of(g, p, D.FIELD)) and bool(pl.open_contracts)
+    if k == "stack_contract":
+        return bool(stack_slots(g, p, ()))
     raise AssertionError(f"Delivery bonus part {k!r} is not modelled")  # pragma: no cover
 
 
@@ -338,6 +342,8 @@ def take_part(g, p: int, part: dict) -> None:
         g.stack.append((K_DSTEP, p, "fulfil", 0))
     elif k == "field_fulfil":
         g.stack.append((K_DSTEP, p, "field_fulfil", -1))
+    elif k == "stack_contract":
+        g.stack.append((K_DSTEP, p, "stack", -1, ()))
     else:  # pragma: no cover
         raise AssertionError(f"Delivery bonus part {k!r} is not modelled")
 
@@ -371,6 +377,48 @@ def sell_options(g, p: int, part: dict) -> list[int]:
         for q in range(1, min(part["amount"], pl.goods[i], pl.merchants_stock) + 1):
             out.append(trade_action(i, SELL, q))
     return out
+
+
+def stack_boxes(g, p: int, placed: tuple) -> list[int]:
+    """Tile 16: the Export boxes a new contract may go on (T13): each box holding a contract this bonus did
+    not place there (the new one goes on top, index of ``open_contracts``), and an empty box (index
+    ``len(open_contracts)``). One contract per box (Buchanan: one on each of the two boxes); a clan's
+    limit of contracts per turn (Buchanan: two) holds too."""
+    clan = g.clans[p]
+    if len(placed) >= clan.export_boxes:
+        return []
+    limit = clan.contracts_per_turn
+    if limit and g.turn.get("obtained", 0) >= limit:
+        return []
+    open_ = g.players[p].open_contracts
+    out = [b for b, c in enumerate(open_) if c not in placed]
+    if len(open_) < clan.export_boxes:
+        out.append(len(open_))
+    return out
+
+
+def stack_slots(g, p: int, placed: tuple) -> list[int]:
+    """Tile 16: the Export board's contracts p may take now (paying the normal cost, contracts.obtain_cost)."""
+    from .contracts import obtain_cost
+    if not stack_boxes(g, p, placed) or g.players[p].money < obtain_cost(g, p):
+        return []
+    return [k for k, c in enumerate(g.display) if c >= 0]
+
+
+def stack_contract(g, p: int, slot: int, box: int) -> None:
+    """Tile 16: take the contract in display ``slot`` at the normal cost onto ``box``: an empty box, or on
+    top of the box's contract, which waits under it until the top one is fulfilled (common.pop_open_contract)."""
+    from .contracts import obtain_cost
+    pl = g.players[p]
+    cid = g.display[slot]
+    g.display[slot] = -1
+    pl.money -= obtain_cost(g, p)
+    g.turn["obtained"] = g.turn.get("obtained", 0) + 1
+    if box == len(pl.open_contracts):
+        pl.open_contracts.append(cid)
+    else:
+        g.misc.setdefault(BELOW, []).extend((cid, pl.open_contracts[box]))
+        pl.open_contracts[box] = cid
 
 
 _SELL_PART = TM.DELIVERY_PARTS[20][0]
@@ -446,6 +494,12 @@ def legal_dstep(g, frame) -> list:
         if frame[3] < 0:
             return [SPACE + s for s in bits(units_of(g, p, D.FIELD))]
         return [FULFIL + b for b in range(len(pl.open_contracts))]
+    if step == "stack":                       # tile 16: a contract (then its box, if there is a choice)
+        slot, placed = frame[3], frame[4]
+        if slot < 0:
+            out = [TAKE_CONTRACT + k for k in stack_slots(g, p, placed)]
+            return out + [DONE] if placed and out else out
+        return [FULFIL + b for b in stack_boxes(g, p, placed)]
     raise AssertionError(f"unknown delivery step {step!r}")  # pragma: no cover
 
 
@@ -515,13 +569,20 @@ def apply_dstep(g, frame, action: int) -> None:
                 pl.goods[i] += TM.DELIVERY_PARTS[9][0]["each"]
         elif reward == "money25":
             pl.money += TM.DELIVERY_PARTS[12][0]["amount"]
-    elif step == "discard_contract":
-        g.misc.setdefault("tr_discarded", []).append(pl.open_contracts.pop(action - FULFIL))   # tile 8: out of the game
-        g.stack.append((K_DSTEP, p, "take_free", 0))  # without paying or gaining money
+    elif step == "discard_contract":                  # tile 8: the top contract leaves the game
+        box = action - FULFIL
+        g.misc.setdefault("tr_discarded", []).append(pop_open_contract(g, p, box))
+        g.stack.append((K_DSTEP, p, "take_free", box))  # without paying or gaining money
     elif step == "take_free":
         slot = action - TAKE_CONTRACT
-        pl.open_contracts.append(g.display[slot])
+        cid = g.display[slot]
         g.display[slot] = -1
+        if len(pl.open_contracts) < g.clans[p].export_boxes:
+            pl.open_contracts.append(cid)
+        else:                                          # a tile 16 stack: the new one goes on top again
+            box = frame[3]
+            g.misc.setdefault(BELOW, []).extend((cid, pl.open_contracts[box]))
+            pl.open_contracts[box] = cid
     elif step == "process":
         q = action - GOOD
         if action != DONE:
@@ -572,12 +633,30 @@ def apply_dstep(g, frame, action: int) -> None:
                 pl.goods[i] += q
                 move_price(g, i, q)
             apply_fulfil(g, p, box)
+    elif step == "stack":
+        slot, placed = frame[3], frame[4]
+        if slot < 0:
+            if action == DONE:
+                return
+            slot = action - TAKE_CONTRACT
+            boxes = stack_boxes(g, p, placed)
+            if len(boxes) > 1:
+                g.stack.append((K_DSTEP, p, "stack", slot, placed))
+                return
+            box = boxes[0]
+        else:
+            box = action - FULFIL
+        cid = g.display[slot]
+        stack_contract(g, p, slot, box)
+        nxt = (K_DSTEP, p, "stack", -1, placed + (cid,))
+        if legal_dstep(g, nxt):
+            g.stack.append(nxt)
     elif step == "field_fulfil":
         if frame[3] < 0:
             remove_unit(g, p, action - SPACE, D.FIELD)
             g.stack.append((K_DSTEP, p, "field_fulfil", 0))
             return
-        cid = pl.open_contracts.pop(action - FULFIL)
+        cid = pop_open_contract(g, p, action - FULFIL)
         g.stack.append((K_HOOK, p, "fulfil_rewards", cid))
 
 
@@ -594,7 +673,10 @@ _STEP_TEXT = {"pay": "pay the Demand (choose:<way>; Port tile 16 may lower it)",
               "fulfil": "fulfil an Export contract (fulfil:<box>)",
               "reserve": "reserve a space with a Merchant, paying its land cost (space:<space>)",
               "free_buy": "choose the contract (fulfil:<box>), then up to 2 free Goods for it (good:<good>), done to fulfil",
-              "field_fulfil": "return a Field (space:<space>), then fulfil a contract without Goods (fulfil:<box>)"}
+              "field_fulfil": "return a Field (space:<space>), then fulfil a contract without Goods (fulfil:<box>)",
+              "stack": "take an Export contract at the normal cost (take_contract:<slot>; on top of the one in your "
+                       "Export box, which you fulfil after it), then its Export box if you choose (fulfil:<box>), "
+                       "done to stop"}
 
 
 @describe_for(K_DSTEP)

@@ -6,7 +6,7 @@ from .. import data as D
 from ..actions import CHOOSE, FULFIL, SPACE, USE_PORT
 from ..state import K_BONUS_UPGRADE, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PORT_IGNORE, K_SLAUGHTER
 from ..topology import bits
-from .common import reach, remove_unit, units_of
+from .common import pop_open_contract, reach, remove_unit, units_of
 from . import industria_ports
 from .registry import apply_for, describe_for, hook, legal_for
 
@@ -86,7 +86,7 @@ def finish_fulfil(g, p: int, box: int, waived: int) -> None:
     """Pay the contract's Goods (less one ``waived`` Good, Port tile 10), then its rewards and any
     slaughter."""
     pl = g.players[p]
-    cid = pl.open_contracts.pop(box)
+    cid = pop_open_contract(g, p, box)             # a Delivery bonus 16 stack: the next one surfaces
     c = D.CONTRACT_BY_ID[cid]
     need = [n - (1 if i == waived else 0) for i, n in enumerate(c.goods)]
     # the clan pays (Fraser may use Kilts); a decision it returns is resolved first, before the rewards

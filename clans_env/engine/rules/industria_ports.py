@@ -27,7 +27,7 @@ from ..actions import CHOOSE, DONE, EXPAND, FULFIL, GOOD, SPACE
 from ..state import (K_BONUS_UPGRADE, K_HOOK, K_PORT_DEPLOY, K_PORT_DISCARD4, K_PORT_FIELD, K_PORT_FULFIL,
                      K_PORT_IGNORE, K_PORT_TECH)
 from ..topology import bits
-from .common import place_unit, reach, replace_unit, units_of
+from .common import place_unit, pop_open_contract, reach, replace_unit, units_of
 from .registry import apply_for, describe_for, legal_for
 
 T = D.PORT_INDUSTRIA
@@ -288,7 +288,7 @@ def legal_port_fulfil(g, frame) -> list:
 def apply_port_fulfil(g, frame, action: int) -> None:
     p = frame[1]
     g.stack.pop()
-    cid = g.players[p].open_contracts.pop(action - FULFIL)
+    cid = pop_open_contract(g, p, action - FULFIL)
     g.stack.append((K_HOOK, p, "fulfil_rewards", cid, False))
 
 

@@ -465,8 +465,20 @@ def _adjacent_mask(g, s: int) -> int:
     return sum(1 << t for t in g.board.adjacent[s])
 
 
+def offer_station_first(g, p: int) -> None:
+    """R13.14 "before or after resolving that delivery's bonus tile": called with the bonus's decision on top
+    of the stack and the ``train_station`` hook under it; when a space qualifies now, the player may place
+    the station now (space:<s>, before the bonus) or ``done`` (after it, the hook). With no space now,
+    "before" would only discard it (R13.17), so the station waits for after the bonus (T7)."""
+    if g.misc[DELIV][p] == TM.STATION_AFTER and g.misc[STATION][p] == -1 and station_targets(g, p) and \
+            any(f[0] == K_HOOK and f[1] == p and f[2] == "train_station" for f in g.stack[-3:]):
+        g.stack.append((K_STATION, p, 1))
+
+
 @hook("train_station")
 def train_station(g, p: int) -> None:
+    if g.misc[STATION][p] != -1:         # placed before the Delivery bonus (R13.14)
+        return
     if station_targets(g, p):
         g.stack.append((K_STATION, p))
     else:
@@ -475,7 +487,8 @@ def train_station(g, p: int) -> None:
 
 @legal_for(K_STATION)
 def legal_station(g, frame) -> list:
-    return [SPACE + s for s in bits(station_targets(g, frame[1]))]
+    out = [SPACE + s for s in bits(station_targets(g, frame[1]))]
+    return out + [DONE] if len(frame) > 2 else out      # (K_STATION, p, 1): now, or done = after the bonus
 
 
 @apply_for(K_STATION)
@@ -486,12 +499,18 @@ def apply_station(g, frame, action: int) -> None:
     unit type: unit counts (Scoring tiles, Milestones, Awards) do not include it (T7)."""
     p = frame[1]
     g.stack.pop()
+    if action == DONE:                   # after the Delivery bonus (the train_station hook, R13.14)
+        return
     g.misc[STATION][p] = action - SPACE
     g.players[p].reach = -1
 
 
 @describe_for(K_STATION)
 def describe_station(g, frame) -> str:
+    if len(frame) > 2:
+        return ("Place your Train station now, before the Delivery bonus (space:<space>), or done to place it "
+                "after the bonus (R13.14); a land space in your reach with another player's unit, no station, "
+                "not adjacent to a station (R13.15)")
     return ("Place your Train station (R13.15): a land space in your reach with another player's unit, no station, "
             "not adjacent to a station (space:<space>)")
 

@@ -43,6 +43,8 @@ def legal_main(g, frame) -> list:
 
 @has_legal_for(K_MAIN)
 def main_has_legal(g, frame) -> bool:
+    if len(frame) > 2:               # a Delivery bonus's bonus action (Q29, no Pass): skipped when nothing
+        return bool(legal_main(g, frame))   # is left to do (e.g. after a free Port action)
     return True                      # "8. Pass" is always legal (legal_main starts with PASS)
 
 
