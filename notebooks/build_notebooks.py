@@ -585,11 +585,300 @@ and the agents' seeds, or saved with `game.record()` and stepped through with `c
 ]
 
 
+# ---------------------------------------------------------------------------------------------
+INDUSTRIA = [
+    md("""
+# 05 · Industria: what the modules do to the game
+
+Full-expansion games (`GameConfig(num_players=3, industria=True)`: Farmers' markets, Awards, the refill
+board, the Industria Port and Scoring tiles, variable prices, the Industria clans and the **Train module**
+with its Delivery bonuses and Milestones) against base games and games with one module at a time. We look
+at the score sheet line by line, then at which Delivery bonuses, Milestones, Port tiles and Scoring tiles go
+with winning, and end with the train map of a finished game.
+
+**The sample is small** so that the notebook runs in well under a minute on two cores: a few hundred
+*random* games (a random player is cheap, about 10 ms a game) and a handful of heuristic games. Random play
+says what the rules make easy to reach, not what a good player should do, and the intervals below are wide.
+For firmer figures raise `N_RANDOM` / `N_HEURISTIC` below, or run
+`python benchmarks/train_soak.py --games 250` (random) and `... --heuristic` (docs/industria-figures.md).
+"""),
+    code("""
+%matplotlib inline
+import multiprocessing as mp
+import random
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import agents
+from clans_env import Game, GameConfig
+from clans_env.engine import trainmap as TM
+from clans_env.engine.actions import DONE
+from clans_env.engine.config import INDUSTRIA_MODULES
+from clans_env.engine.state import K_DELIVERY
+from training.ratings import wilson_interval
+
+PLAYERS = 3
+N_RANDOM = 300       # random full-expansion games for the "what goes with winning" sections
+N_MODULE = 40        # random games per configuration for the score lines per module
+N_HEURISTIC = 4      # heuristic games (base and full expansion) for the score lines under better play
+HEURISTIC = "heuristic:noise=1.5"
+WORKERS = 2
+"""),
+    code("""
+def play(job):
+    \"\"\"One game: random play (seeded) or the noisy heuristic in every seat; what each player did.\"\"\"
+    seed, config, spec = job
+    g = Game(GameConfig(num_players=PLAYERS, seed=seed, **config))
+    bonus_tiles = [t for t in g.misc.get("tr_bonus", []) if t]     # drawn onto the train map (R1.9)
+    rng = random.Random(seed)
+    bots = None if spec == "random" else [agents.make(spec, seed=seed * 10 + p) for p in range(PLAYERS)]
+    bonuses = [Counter() for _ in range(PLAYERS)]        # Delivery bonus parts taken, by tile
+    tile_glory = [Counter() for _ in range(PLAYERS)]     # Glory from each round's Scoring tile
+    glory, rnd = [0] * PLAYERS, g.round
+    while not g.is_terminal():
+        action = rng.choice(g.legal_actions()) if bots is None else bots[g.current_player].act(g)
+        frame = g.stack[-1]
+        if frame[0] == K_DELIVERY and action != DONE:    # a part of the Delivery bonus taken (R13.10)
+            bonuses[frame[1]][frame[2]] += 1
+        g.apply(action)
+        if g.round != rnd or g.is_terminal():            # the round's Scoring tile was scored
+            for p in range(PLAYERS):
+                tile_glory[p][g.scoring_tiles[rnd - 1]] += g.players[p].glory - glory[p]
+            glory, rnd = [pl.glory for pl in g.players], g.round
+    scores = g.final_scores()
+    claims = [[] for _ in range(PLAYERS)]
+    for spot, tile in enumerate(g.misc.get("tr_ms", [])):                 # Milestones claimed (R13.19)
+        for p in range(PLAYERS):
+            if g.misc["tr_claims"][spot * PLAYERS + p]:
+                claims[p].append(tile)
+    return {"seed": seed, "scores": scores, "winner": [row["rank"] == 1 for row in scores],
+            "bonuses": bonuses, "bonus_tiles": bonus_tiles, "milestones": claims,
+            "milestone_tiles": list(g.misc.get("tr_ms", [])), "port_tiles": list(g.port_tiles),
+            "ports_used": [[t for k, t in enumerate(g.port_tiles) if pl.ports_used >> k & 1] for pl in g.players],
+            "scoring_tiles": list(g.scoring_tiles), "tile_glory": tile_glory, "history": list(g.history)}
+
+
+def run(jobs):
+    with ProcessPoolExecutor(WORKERS, mp_context=mp.get_context("fork")) as pool:
+        return list(pool.map(play, jobs, chunksize=8))
+
+
+CONFIGS = {"base": {}}
+CONFIGS.update({m: {m: True} for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring"})   # 2 players only
+CONFIGS["full"] = {"industria": True}
+by_config = {name: run([(s, cfg, "random") for s in range(N_MODULE)]) for name, cfg in CONFIGS.items()}
+full = run([(10_000 + s, {"industria": True}, "random") for s in range(N_RANDOM)])
+heuristic = {name: run([(s, CONFIGS[name], HEURISTIC) for s in range(N_HEURISTIC)]) for name in ("base", "full")}
+print(f"{sum(map(len, by_config.values()))} random games over {len(CONFIGS)} configurations, "
+      f"{len(full)} random full-expansion games, {sum(map(len, heuristic.values()))} heuristic games")
+print("one score sheet row:", full[0]["scores"][0])
+"""),
+    md("""
+## Score lines per module
+
+`Game.final_scores()` gives one row per player: the base lines (Glory, Goods, money, hops, imports, Export
+and Settlement bonuses), `award` (the Awards module), and with the Train module `delivery_track`
+(2/5/9/14/20 VP for the Delivery track) and `milestones` (8/4/2 VP by claim order). Mean VP per line and
+player, random play, each module alone and all together; the right panel is the difference to the base game.
+(`alt_two_player_scoring` exists in 2-player games only and is left out of this 3-player table.)
+"""),
+    code("""
+LINES = [k for k in full[0]["scores"][0] if k not in ("total", "money_left", "rank")]
+
+
+def mean_lines(games):
+    return np.array([np.mean([row.get(k, 0) for g in games for row in g["scores"]]) for k in LINES])
+
+
+table = np.array([mean_lines(by_config[name]) for name in CONFIGS])
+totals = [np.mean([row["total"] for g in by_config[name] for row in g["scores"]]) for name in CONFIGS]
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 5))
+for axis, values, title, cmap in ((ax, table, "mean VP per line (random play)", "viridis"),
+                                  (bx, table - table[0], "difference to the base game", "RdBu")):
+    lim = np.abs(values).max()
+    im = axis.imshow(values, cmap=cmap, vmin=-lim if cmap == "RdBu" else 0, vmax=lim, aspect="auto")
+    axis.set_xticks(range(len(LINES)), [k.replace("_", " ") for k in LINES], rotation=40, ha="right")
+    axis.set_yticks(range(len(CONFIGS)), [f"{n} ({t:.0f} VP)" for n, t in zip(CONFIGS, totals)])
+    for i in range(len(CONFIGS)):
+        for j in range(len(LINES)):
+            axis.text(j, i, f"{values[i, j]:.1f}", ha="center", va="center", fontsize=7,
+                      color="white" if cmap == "viridis" and values[i, j] < lim / 2 else "black")
+    axis.set_title(title)
+    fig.colorbar(im, ax=axis, fraction=0.03)
+plt.tight_layout()
+plt.show()
+"""),
+    md("""
+The same lines under better play: the noisy heuristic agent in every seat, base game against the full
+expansion (a handful of games: the heuristic plans deliveries and Milestone claims, and takes about a
+second a game with the Train module).
+"""),
+    code("""
+x = np.arange(len(LINES))
+fig, ax = plt.subplots(figsize=(12, 3.8))
+for k, (name, games) in enumerate(heuristic.items()):
+    ax.bar(x + (k - 0.5) * 0.4, mean_lines(games), width=0.4, label=f"{name} ({len(games)} games)")
+ax.set_xticks(x, [k.replace("_", " ") for k in LINES], rotation=30, ha="right")
+ax.set_ylabel("mean VP per player")
+ax.set_title(f"Score lines under heuristic play ({HEURISTIC}), {PLAYERS} players")
+ax.legend()
+plt.tight_layout()
+plt.show()
+for name, games in heuristic.items():
+    print(f"{name:5s} mean total {np.mean([r['total'] for g in games for r in g['scores']]):.0f} VP, "
+          f"winner {np.mean([max(r['total'] for r in g['scores']) for g in games]):.0f} VP")
+"""),
+    md("""
+## What goes with winning (random full-expansion games)
+
+For each tile, among the games where it was in play: the share of winners and of the other players who took
+it (at least one part of a Delivery bonus, a Milestone claim, a Port tile used), with 95% Wilson intervals. A tile taken far more often by
+winners is one that pays, or one that a leading player reaches more easily; with random play and a few
+hundred games, only large gaps mean anything.
+"""),
+    code("""
+def rates(games, in_play, took):
+    \"\"\"tile -> [[winners who took it, winners], [others who took it, others]] over the games with the tile
+    in play; in_play(game) -> tiles, took(game, p) -> the tiles player p took.\"\"\"
+    out = {}
+    for g in games:
+        for tile in set(in_play(g)):
+            counts = out.setdefault(tile, [[0, 0], [0, 0]])
+            for p, won in enumerate(g["winner"]):
+                counts[0 if won else 1][0] += tile in took(g, p)
+                counts[0 if won else 1][1] += 1
+    return out
+
+
+def plot_rates(ax, table, title, label=str):
+    tiles = sorted(table)
+    y = np.arange(len(tiles))
+    for k, (who, colour) in enumerate((("winners", "tab:green"), ("others", "tab:grey"))):
+        r = np.array([table[t][k][0] / max(1, table[t][k][1]) for t in tiles])
+        ci = np.array([wilson_interval(table[t][k][0], max(1, table[t][k][1])) for t in tiles])
+        ax.barh(y + (0.2 if k else -0.2), r, height=0.4, color=colour, label=who,
+                xerr=np.clip([r - ci[:, 0], ci[:, 1] - r], 0, None), error_kw={"lw": 0.8})
+    ax.set_yticks(y, [label(t) for t in tiles], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("share of the players (tile in play) who took it")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+
+
+bonus_rates = rates(full, lambda g: g["bonus_tiles"], lambda g, p: g["bonuses"][p])
+milestone_rates = rates(full, lambda g: g["milestone_tiles"], lambda g, p: g["milestones"][p])
+short = lambda text: text if len(text) < 48 else text[:45] + "..."
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(15, 8))
+plot_rates(ax, bonus_rates, "Delivery bonuses taken", lambda t: f"{t}: {short(TM.DELIVERY_TEXT[t])}")
+plot_rates(bx, milestone_rates, "Milestones claimed", lambda t: f"{t}: {short(TM.MILESTONE_TEXT[t])}")
+plt.tight_layout()
+plt.show()
+gap = {t: v[0][0] / max(1, v[0][1]) - v[1][0] / max(1, v[1][1]) for t, v in bonus_rates.items()}
+print("Delivery bonuses most over-represented among winners:",
+      ", ".join(f"{t} ({100 * gap[t]:+.0f} points)" for t in sorted(gap, key=gap.get, reverse=True)[:4]))
+gap = {t: v[0][0] / max(1, v[0][1]) - v[1][0] / max(1, v[1][1]) for t, v in milestone_rates.items()}
+print("Milestones most over-represented among winners:",
+      ", ".join(f"{t} ({100 * gap[t]:+.0f} points)" for t in sorted(gap, key=gap.get, reverse=True)[:4]))
+"""),
+    md("""
+How much the Train module's lines weigh in a win: the winners' and the others' `delivery_track` and
+`milestones` VP.
+"""),
+    code("""
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
+for ax, line in zip(axes, ("delivery_track", "milestones")):
+    won = [row[line] for g in full for row, w in zip(g["scores"], g["winner"]) if w]
+    lost = [row[line] for g in full for row, w in zip(g["scores"], g["winner"]) if not w]
+    values = sorted(set(won) | set(lost))
+    ax.bar(np.arange(len(values)) - 0.2, [won.count(v) / len(won) for v in values], width=0.4, label="winners",
+           color="tab:green")
+    ax.bar(np.arange(len(values)) + 0.2, [lost.count(v) / len(lost) for v in values], width=0.4, label="others",
+           color="tab:grey")
+    ax.set_xticks(range(len(values)), values)
+    ax.set_xlabel(f"{line} VP")
+    ax.set_ylabel("share of players")
+    ax.set_title(f"{line}: winners {np.mean(won):.1f} VP, others {np.mean(lost):.1f} VP")
+    ax.legend()
+plt.tight_layout()
+plt.show()
+"""),
+    md("""
+## Port tiles and Scoring tiles
+
+Port tiles are shared, so what can go with winning is *using* one (a player with a Port in reach uses it
+once per game); Scoring tiles are the same for everybody, so what matters is who takes the most Glory from
+one. Left: use rates of each Port tile in play (10-18 are the Industria tiles; 16 and 17 have their Train
+halves with the Train module). Right: for each Scoring tile, how often the player who took the most Glory
+from it (alone) won the game.
+"""),
+    code("""
+port_rates = rates(full, lambda g: g["port_tiles"], lambda g, p: g["ports_used"][p])
+lead_wins, lead_games, shown = Counter(), Counter(), Counter()
+for g in full:
+    for tile in g["scoring_tiles"]:
+        shown[tile] += 1
+        glory = [g["tile_glory"][p][tile] for p in range(PLAYERS)]
+        if glory.count(max(glory)) == 1 and max(glory) > 0:
+            lead_games[tile] += 1
+            lead_wins[tile] += g["winner"][glory.index(max(glory))]
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(14, 4.5))
+plot_rates(ax, port_rates, "Port tiles used", lambda t: f"Port tile {t}")
+tiles = sorted(lead_games)
+r = np.array([lead_wins[t] / lead_games[t] for t in tiles])
+ci = np.array([wilson_interval(lead_wins[t], lead_games[t]) for t in tiles])
+bx.bar([str(t) for t in tiles], r, yerr=np.clip([r - ci[:, 0], ci[:, 1] - r], 0, None), capsize=3,
+       color=["tab:orange" if t >= 10 else "tab:purple" for t in tiles])
+bx.axhline(1 / PLAYERS, color="grey", lw=1, ls="--", label="chance (1 in 3)")
+bx.set_ylim(0, 1)
+bx.set_xlabel("Scoring tile (orange: Industria 10-18)")
+bx.set_ylabel("P(win | most Glory from it)")
+bx.set_title("Does winning a Scoring tile win the game?")
+bx.legend()
+plt.tight_layout()
+plt.show()
+print("Scoring tiles in play (games):", dict(sorted(shown.items())))
+"""),
+    md("""
+## The train map of a finished game
+
+`clans_env.render.train_map` draws the Train map side in play (a stand-in design, docs/train-map.md) with
+each player's Train (upright ▲ / tilted ▶), the Demand tile (D, Goods) and Delivery bonus tile (B) left on
+each location. Here: the last heuristic full-expansion game, rebuilt from its configuration and action history
+(`Game.replay`; the same seed and actions give the same game).
+"""),
+    code("""
+from clans_env.render.train_map import draw_side
+
+last = heuristic["full"][-1]
+seed = last["seed"]
+game = Game.replay(GameConfig(num_players=PLAYERS, seed=seed, industria=True), last["history"])
+assert game.is_terminal() and game.final_scores() == last["scores"]
+fig, ax = plt.subplots(figsize=(10, 7))
+draw_side(TM.side_for(PLAYERS), ax, game)
+ax.set_title(f"Train map at the end of heuristic game {seed} (red, blue, green: players 0, 1, 2)")
+plt.show()
+for p, row in enumerate(game.final_scores()):
+    print(f"player {p}: {game.misc['tr_deliv'][p]} deliveries, delivery_track {row['delivery_track']} VP, "
+          f"milestones {row['milestones']} VP, total {row['total']} VP (rank {row['rank']})")
+print("Milestones on the map:", {t: TM.MILESTONE_TEXT[t] for t in game.misc["tr_ms"]})
+"""),
+    md("""
+To look at one game move by move: `game.record()` saves it and `clans replay` steps through it;
+`game.action_to_string(a)` names each action of `game.history`. For other player counts set `PLAYERS` (2
+adds `alt_two_player_scoring` and the Mini-trains; 1 plays the solo Train rules).
+"""),
+]
+
+
 NOTEBOOKS = {
     "01_quickstart.ipynb": QUICKSTART,
     "02_search_and_tournament.ipynb": TOURNAMENT,
     "03_training.ipynb": TRAINING,
     "04_strategy.ipynb": STRATEGY,
+    "05_industria.ipynb": INDUSTRIA,
 }
 
 

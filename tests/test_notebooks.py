@@ -1,4 +1,4 @@
-"""The tutorial notebooks (issue 7, "Notebooks"): committed with outputs, in sync with their
+"""The tutorial notebooks (issue 7, "Notebooks"; issue 14, the Industria notebook): committed with outputs, in sync with their
 generator ``notebooks/build_notebooks.py``, and executing without errors (nbclient, 600 s each).
 """
 from __future__ import annotations
@@ -16,10 +16,11 @@ import build_notebooks  # noqa: E402  (the generator lives next to the notebooks
 NAMES = list(build_notebooks.NOTEBOOKS)
 
 
-def test_the_four_notebooks_of_the_issue_exist():
-    """Issue 7 names four notebooks: quickstart, search and tournament, training, strategy."""
+def test_the_notebooks_of_the_issues_exist():
+    """Issue 7 names four notebooks: quickstart, search and tournament, training, strategy; issue 14 adds
+    one on the Industria modules (full-expansion games)."""
     assert NAMES == ["01_quickstart.ipynb", "02_search_and_tournament.ipynb", "03_training.ipynb",
-                     "04_strategy.ipynb"]
+                     "04_strategy.ipynb", "05_industria.ipynb"]
 
 
 @pytest.mark.parametrize("name", NAMES)
