@@ -38,7 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.az import (REWARD_KINDS, NetEvaluator, Node, Search, SearchParams, outcome_values, reused_root,
+from agents.az import (NetEvaluator, Node, Search, SearchParams, outcome_values, reused_root,
                        run_searches)
 from agents.base import Agent
 from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, PolicyValueNet, arch_difference,
@@ -47,7 +47,7 @@ from clans_env import Game, GameConfig
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.game import atomic_write, atomic_write_text
 
-from .config import ACTIVATIONS, ConfigFile
+from .config import ConfigFile
 from .evaluate import summarize
 from .ppo import (_fsync_dir, _optimizer_to, atomic_torch_save, encoder_info, export_model, learner_device,
                   remove_leftovers)
@@ -132,37 +132,15 @@ class AZConfig(ConfigFile):
                       "checkpoint_every", "torch_threads")
 
     def validate(self) -> None:
-        def bad(name, msg):
-            raise ValueError(f"config field {name!r}: {msg} (got {getattr(self, name)!r})")
-
-        if self.num_players not in (2, 3, 4):
-            bad("num_players", "self-play needs 2, 3 or 4 players")
-        if {"num_players", "seed"} & set(self.game_options):
-            bad("game_options", "set num_players and seed through the config's own fields")
-        if self.reward not in REWARD_KINDS:
-            bad("reward", f"must be one of {REWARD_KINDS}")
-        if self.activation not in ACTIVATIONS:
-            bad("activation", f"must be one of {ACTIVATIONS}")
-        for name in ("iterations", "games_per_iteration", "parallel_games", "sims", "leaf_batch", "buffer_size",
-                     "batch_size", "eval_every", "eval_sims", "checkpoint_every", "torch_threads"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                bad(name, "must be a positive int")
-        for name in ("fast_sims", "temperature_moves", "min_buffer", "train_steps", "eval_games", "gate_games"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                bad(name, "must be an int >= 0")
-        for name in ("c_puct", "learning_rate", "score_scale", "max_grad_norm", "dirichlet_alpha"):
-            if not float(getattr(self, name)) > 0:
-                bad(name, "must be > 0")
-        for name in ("full_search_prob", "noise_frac", "gate_threshold"):
-            if not 0.0 <= float(getattr(self, name)) <= 1.0:
-                bad(name, "must be in [0, 1]")
-        for name in ("fpu", "virtual_loss", "weight_decay", "value_coef", "temperature"):
-            if float(getattr(self, name)) < 0:
-                bad(name, "must be >= 0")
-        if not self.hidden_sizes or any(int(h) < 1 for h in self.hidden_sizes):
-            bad("hidden_sizes", "must be a non-empty list of positive layer widths")
+        bad = self._bad
+        self._check_self_play_fields()
+        self._check_ranges(
+            positive_ints=("iterations", "games_per_iteration", "parallel_games", "sims", "leaf_batch", "buffer_size",
+                           "batch_size", "eval_every", "eval_sims", "checkpoint_every", "torch_threads"),
+            ints_from_zero=("fast_sims", "temperature_moves", "min_buffer", "train_steps", "eval_games", "gate_games"),
+            positive=("c_puct", "learning_rate", "score_scale", "max_grad_norm", "dirichlet_alpha"),
+            unit=("full_search_prob", "noise_frac", "gate_threshold"),
+            non_negative=("fpu", "virtual_loss", "weight_decay", "value_coef", "temperature"))
         if not isinstance(self.eval_opponents, list) or not all(isinstance(s, str) for s in self.eval_opponents):
             bad("eval_opponents", "must be a list of agent specs (strings)")
 

@@ -32,6 +32,40 @@ class ConfigFile:
     def validate(self) -> None:
         pass
 
+    # ---- the checks both self-play configurations (PPO, AZ) make; each raises ValueError naming the field
+    def _bad(self, name: str, msg: str):
+        raise ValueError(f"config field {name!r}: {msg} (got {getattr(self, name)!r})")
+
+    def _check_self_play_fields(self) -> None:
+        """The game, reward and network fields every self-play configuration has."""
+        if self.num_players not in (2, 3, 4):
+            self._bad("num_players", "self-play needs 2, 3 or 4 players")
+        if {"num_players", "seed"} & set(self.game_options):
+            self._bad("game_options", "set num_players and seed through the config's own fields")
+        if self.reward not in REWARD_KINDS:
+            self._bad("reward", f"must be one of {REWARD_KINDS}")
+        if self.activation not in ACTIVATIONS:
+            self._bad("activation", f"must be one of {ACTIVATIONS}")
+        if not self.hidden_sizes or any(int(h) < 1 for h in self.hidden_sizes):
+            self._bad("hidden_sizes", "must be a non-empty list of positive layer widths")
+
+    def _check_ranges(self, positive_ints=(), ints_from_zero=(), positive=(), unit=(), non_negative=()) -> None:
+        """Fields by the range they must lie in: ints >= 1, ints >= 0, numbers > 0, in [0, 1], >= 0."""
+        for names, low, msg in ((positive_ints, 1, "must be a positive int"), (ints_from_zero, 0, "must be an int >= 0")):
+            for name in names:
+                v = getattr(self, name)
+                if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                    self._bad(name, msg)
+        for name in positive:
+            if not float(getattr(self, name)) > 0:
+                self._bad(name, "must be > 0")
+        for name in unit:
+            if not 0.0 <= float(getattr(self, name)) <= 1.0:
+                self._bad(name, "must be in [0, 1]")
+        for name in non_negative:
+            if float(getattr(self, name)) < 0:
+                self._bad(name, "must be >= 0")
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -164,19 +198,10 @@ class PPOConfig(ConfigFile):
 
     # -------------------------------------------------------------------------------------------
     def validate(self) -> None:
-        def bad(name, msg):
-            raise ValueError(f"config field {name!r}: {msg} (got {getattr(self, name)!r})")
-
-        if self.num_players not in (2, 3, 4):
-            bad("num_players", "self-play needs 2, 3 or 4 players")
-        if {"num_players", "seed"} & set(self.game_options):
-            bad("game_options", "set num_players and seed through the config's own fields")
-        if self.reward not in REWARD_KINDS:
-            bad("reward", f"must be one of {REWARD_KINDS}")
+        bad = self._bad
+        self._check_self_play_fields()
         if self.lr_schedule not in LR_SCHEDULES:
             bad("lr_schedule", f"must be one of {LR_SCHEDULES}")
-        if self.activation not in ACTIVATIONS:
-            bad("activation", f"must be one of {ACTIVATIONS}")
         if self.pool_sampling not in ("uniform", "recent"):
             bad("pool_sampling", "must be 'uniform' or 'recent'")
         unknown = set(self.opponent_weights) - set(OPPONENT_KINDS)
@@ -185,26 +210,15 @@ class PPOConfig(ConfigFile):
         if any(float(w) < 0 for w in self.opponent_weights.values()) or \
                 sum(float(w) for w in self.opponent_weights.values()) <= 0:
             bad("opponent_weights", "weights must be >= 0 with a positive sum")
-        for name in ("total_steps", "rollout_steps", "num_envs", "epochs", "minibatch_size", "pool_add_every",
-                     "eval_every", "checkpoint_every", "torch_threads"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                bad(name, "must be a positive int")
-        for name in ("pool_size", "workers", "eval_games_random", "eval_games_heuristic"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                bad(name, "must be an int >= 0")
+        self._check_ranges(
+            positive_ints=("total_steps", "rollout_steps", "num_envs", "epochs", "minibatch_size", "pool_add_every",
+                           "eval_every", "checkpoint_every", "torch_threads"),
+            ints_from_zero=("pool_size", "workers", "eval_games_random", "eval_games_heuristic"),
+            positive=("learning_rate", "score_scale", "adam_eps", "max_grad_norm", "clip_ratio"),
+            unit=("gamma", "gae_lambda", "lr_final_fraction"),
+            non_negative=("entropy_coef", "value_coef"))
         if self.workers > self.num_envs:
             bad("workers", f"cannot exceed num_envs ({self.num_envs})")
-        if not self.hidden_sizes or any(int(h) < 1 for h in self.hidden_sizes):
-            bad("hidden_sizes", "must be a non-empty list of positive layer widths")
-        for name in ("learning_rate", "score_scale", "adam_eps", "max_grad_norm", "clip_ratio"):
-            if not float(getattr(self, name)) > 0:
-                bad(name, "must be > 0")
-        for name in ("gamma", "gae_lambda", "lr_final_fraction"):
-            if not 0.0 <= float(getattr(self, name)) <= 1.0:
-                bad(name, "must be in [0, 1]")
-        for name in ("entropy_coef", "value_coef"):
-            if float(getattr(self, name)) < 0:
-                bad(name, "must be >= 0")
 
     # -------------------------------------------------------------------------------------------
     def learning_rate_at(self, step: int) -> float:
