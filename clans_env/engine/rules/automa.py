@@ -29,7 +29,7 @@ from ..board import MODULE_NAMES, hex_distance
 from ..topology import bits
 from . import farmers_markets as FM
 from .common import expand_targets, move_price, placement_cost, place_unit, reach
-from .fulfil import move_import_token, tracks_imports
+from .fulfil import record_fulfilled
 from .market import neighbourhood_goods, neighbourhood_limit
 from .registry import hook
 from .solo import bracket
@@ -760,18 +760,10 @@ def fulfil(g, p: int) -> str:
     usual; each Upgrade or Free space bonus becomes £5."""
     pl = g.players[p]
     cid = pl.open_contracts.pop(0)
-    c = D.CONTRACT_BY_ID[cid]
     cost = contract_cost(cid)
     pl.money -= cost
     before = pl.money
-    pl.done_contracts.append(cid)
-    for kind, amount in enumerate(c.imports):
-        if amount:
-            pl.imports[kind] += amount
-            if tracks_imports(g):
-                move_import_token(g, p, kind, amount)
-    pl.hops += c.hops
-    pl.meat += c.beef + c.mutton
+    record_fulfilled(g, p, cid)
     pl.money += contract_bonus(cid)
     return f"Fulfil contract: contract {cid} (pays £{cost}, gains £{pl.money - before})"
 

@@ -186,10 +186,9 @@ def move_import_token(g, p: int, kind: int, amount: int) -> None:
     g.players[p].money += bonus
 
 
-@hook("fulfil_rewards")
-def fulfil_rewards(g, p: int, cid: int, action: bool = True) -> None:
-    """The contract's rewards; ``action`` False for a fulfilment that is no Fulfil action (Industria
-    Port tile 18), which then triggers no clan ability of the Fulfil action (Buchanan's second)."""
+def record_fulfilled(g, p: int, cid: int) -> None:
+    """A fulfilled contract goes to p's fulfilled pile with its imports (and their track), Hops and Meat:
+    what every fulfilment records, whatever it pays (Final Scoring reads these)."""
     pl = g.players[p]
     c = D.CONTRACT_BY_ID[cid]
     pl.done_contracts.append(cid)
@@ -200,6 +199,15 @@ def fulfil_rewards(g, p: int, cid: int, action: bool = True) -> None:
                 move_import_token(g, p, kind, amount)
     pl.hops += c.hops
     pl.meat += c.beef + c.mutton
+
+
+@hook("fulfil_rewards")
+def fulfil_rewards(g, p: int, cid: int, action: bool = True) -> None:
+    """The contract's rewards; ``action`` False for a fulfilment that is no Fulfil action (Industria
+    Port tile 18), which then triggers no clan ability of the Fulfil action (Buchanan's second)."""
+    pl = g.players[p]
+    c = D.CONTRACT_BY_ID[cid]
+    record_fulfilled(g, p, cid)
     pl.money += c.money
     if action:
         g.clans[p].after_fulfil(g, p, cid)
