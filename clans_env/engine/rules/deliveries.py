@@ -188,17 +188,38 @@ def skip_spaces(g, p: int, where: str) -> int:
     key = (g.board.sides, k)
     table = _SKIP_CACHE.get(key)
     if table is None:
-        from ..board import hex_distance
-        rc = g.board.rowcol
-        land = [s for s in range(g.board.num_spaces) if rc[s] is not None]
-        table = [0] * g.board.num_spaces
-        for s in land:
-            table[s] = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) <= k)
-        _SKIP_CACHE[key] = table
+        if len(_SKIP_CACHE) > 256:     # random boards: keep the cache small
+            _SKIP_CACHE.clear()
+        table = _SKIP_CACHE[key] = {}
     out = 0
     for s in bits(g.players[p].spaces):
-        out |= table[s]
+        m = table.get(s)
+        if m is None:
+            m = table[s] = _within_distance(g.board, s, k)
+        out |= m
     return out & g.topo.land_mask
+
+
+def _within_distance(board, s: int, k: int) -> int:
+    """The spaces within hex distance k of space s (the cells of the hexagon of radius k around it)."""
+    from ..board import cube_to_offset, offset_to_cube
+    index = _INDEX_CACHE.get(board.sides)
+    if index is None:
+        index = _INDEX_CACHE[board.sides] = {rc: t for t, rc in enumerate(board.rowcol) if rc is not None}
+        if len(_INDEX_CACHE) > 256:
+            _INDEX_CACHE.clear()
+            _INDEX_CACHE[board.sides] = index
+    x, y, z = offset_to_cube(*board.rowcol[s])
+    out = 0
+    for dx in range(-k, k + 1):
+        for dy in range(max(-k, -dx - k), min(k, -dx + k) + 1):
+            t = index.get(cube_to_offset((x + dx, y + dy, z - dx - dy)))
+            if t is not None:
+                out |= 1 << t
+    return out
+
+
+_INDEX_CACHE: dict = {}
 
 
 def reserve_targets(g, p: int) -> int:

@@ -22,6 +22,7 @@ from .registry import apply_for, describe_for, legal_for
 from .scoring import settlements, upgrades_count
 
 MS, CLAIMS, CLAIM_ROUND = "tr_ms", "tr_claims", "tr_claim_round"
+MARKERS, DEMAND = "tr_markers", "tr_demand"       # the Milestone markers in stock; the Demand tiles (trains.py)
 #: the main decision's index for "Claim a Milestone" (R2.7, R13.19)
 CLAIM_ACTION = CHOOSE + 30
 NUM_SPOTS = 4
@@ -120,8 +121,37 @@ def _line5(g, p: int, length: int) -> bool:
     return False
 
 
-def condition(g, p: int, tile: int) -> bool:
-    """Milestone ``tile``'s condition for player p now (R13.24)."""
+#: the tiles whose conditions read only where p's units stand (and the map): their answers are remembered
+#: per map and unit layout, since the main decision asks them at every turn and a layout changes rarely
+_LAYOUT_TILES = frozenset((7, 8, 9, 10, 11, 12, 13))
+_LAYOUT_MEMO: dict = {}
+
+
+def condition(g, p: int, tile: int, layout: tuple | None = None) -> bool:
+    """Milestone ``tile``'s condition for player p now (R13.24); ``layout``: ``layout_key(g, p)`` if known."""
+    if tile in _LAYOUT_TILES:
+        key = (tile, layout or layout_key(g, p))
+        met = _LAYOUT_MEMO.get(key)
+        if met is None:
+            if len(_LAYOUT_MEMO) > 50_000:
+                _LAYOUT_MEMO.clear()
+            met = _LAYOUT_MEMO[key] = _condition(g, p, tile)
+        return met
+    return _condition(g, p, tile)
+
+
+def layout_key(g, p: int) -> tuple:
+    """Everything the layout tiles read: the map, p's spaces and the unit on each, the second units on
+    spaces (Industria stacking, everyone's: a superset is still exact), p's Train station."""
+    spaces = g.players[p].spaces
+    ua = g.unit_at
+    stacked = g.misc.get("stacked")
+    st = g.misc.get("tr_station")
+    return (g.topo, g.board, spaces, tuple([ua[s] for s in bits(spaces)]), tuple(stacked) if stacked else (),
+            st[p] if st else -1)
+
+
+def _condition(g, p: int, tile: int) -> bool:
     pl = g.players[p]
     if tile == 1:
         return max(pl.imports) >= _p(1, "amount")
@@ -177,12 +207,11 @@ def condition(g, p: int, tile: int) -> bool:
 
 # ---- claiming (R13.19-R13.21; variants R16.3, R16.4) ---------------------------------------------------
 def markers_available(g, p: int) -> int:
-    from . import trains as TR
-    if variant(g) == "variant_b":
+    if g.config.milestones == "variant_b":
         n = g.num_players
         made = sum(1 for k in range(NUM_SPOTS) if g.misc[CLAIMS][k * n + p])
         return min(g.round, len(TM.VARIANT_B_MARKER_ROUNDS)) - made
-    return g.misc[TR.MARKERS][p]
+    return g.misc[MARKERS][p]
 
 
 def claim_cost(g) -> int:
@@ -199,12 +228,19 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
     if pl.money < cost:
         return []
     out = []
+    n = g.num_players
+    claims = g.misc[CLAIMS]
+    variant_b = g.config.milestones == "variant_b"
+    layout = None
     for k, tile in enumerate(g.misc[MS]):
-        if claimed_by(g, k, p) or not condition(g, p, tile):
+        if claims[k * n + p]:
             continue
-        if variant(g) == "variant_b":
-            from . import trains as TR
-            need = TM.DEMAND_TILES.get(g.misc[TR.DEMAND][k])
+        if tile in _LAYOUT_TILES and layout is None:
+            layout = layout_key(g, p)
+        if not condition(g, p, tile, layout):
+            continue
+        if variant_b:
+            need = TM.DEMAND_TILES.get(g.misc[DEMAND][k])
             if need is None or any(pl.goods[i] < q for i, q in enumerate(need)):
                 continue
         out.append(k)

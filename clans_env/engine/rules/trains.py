@@ -30,8 +30,9 @@ from . import milestones as MS
 from .common import reach
 from .registry import apply_for, describe_for, hook, legal_for
 
-AT, MINI, TILT, DELIV, MARKERS, STATION = "tr_at", "tr_mini", "tr_tilt", "tr_deliv", "tr_markers", "tr_station"
-BONUS, DEMAND, USED, REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_demand", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
+AT, MINI, TILT, DELIV, STATION = "tr_at", "tr_mini", "tr_tilt", "tr_deliv", "tr_station"
+MARKERS, DEMAND = MS.MARKERS, MS.DEMAND             # milestones.py reads them too
+BONUS, USED, REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
 #: the main decision's index for the Train action (R13.1)
 TRAIN_ACTION = CHOOSE + 31
 #: offset of a Mini-train location in train_place / train_move answers (2-player side, <= 16 locations)
@@ -212,15 +213,15 @@ def can_deliver(g, p: int, loc: int) -> bool:
     return bool(demand_payments(g, p, tile))
 
 
-def deliverable(g, p: int) -> set:
-    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there."""
+def deliverable(g, p: int) -> int:
+    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set."""
     sd = side(g)
     demand = g.misc[DEMAND]
     solo_done = g.misc.get(SOLO_DONE)
     have = g.players[p].goods
     port = 16 in g.port_tiles and DL.port16_slot(g, p) >= 0
-    out = set()
-    members = _SPOT_LOCATIONS[sd.name]
+    out = 0
+    members = _SPOT_MASKS[sd.name]
     for s, tile in enumerate(demand):
         if not tile:
             continue
@@ -233,84 +234,95 @@ def deliverable(g, p: int) -> set:
                     ok = False
                     break
         if ok:
-            for loc in members[s]:
-                if not (solo_done and solo_done[loc]):
-                    out.add(loc)
+            out |= members[s]
+    if solo_done and out:
+        for loc in bits(out):
+            if solo_done[loc]:
+                out &= ~(1 << loc)
     return out
 
 
 #: side name -> the locations of each Demand spot
 _SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd.demand_spot[i] == s)
                                   for s in range(sd.num_demand_spots)) for sd in TM.SIDES.values()}
+_SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name, spots in _SPOT_LOCATIONS.items()}
 
 
 #: Demand tile -> its (Good, quantity) pairs
 _NEEDS = {t: tuple((i, q) for i, q in enumerate(v) if q) for t, v in TM.DEMAND_TILES.items()}
 
 
-def paths(g, p: int, piece: int, first_only: bool = False) -> list[tuple[int, int, int, bool]]:
+def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = None) -> list[tuple[int, int, int, bool]]:
     """Every legal movement (mid (-1 for one step), destination, fee, Tunnel used) of p's Train or Mini-train
-    (``first_only``: stop at the first one found)."""
-    sd = side(g)
-    start = g.misc[MINI if piece == MINITRAIN else AT][p]
-    other = (g.misc[AT] if piece == MINITRAIN else g.misc.get(MINI, [-1] * g.num_players))[p]
-    money = g.players[p].money
+    (``first_only``: stop at the first one found; ``ends``: ``deliverable(g, p)`` if known).
+
+    R13.2-R13.4: locked Tunnels and Cities (until p claims their Milestone) are neither passed nor reached;
+    R13.5/R15.7: £3 per other player's piece on a location passed or reached, each piece once, and no move
+    into a location p cannot pay for; a Train ends where it can deliver (R13.8), never where it started or
+    on p's other piece."""
+    misc = g.misc
+    at = misc[AT]
+    minis = misc[MINI] if g.num_players == 2 else None
+    if piece == MINITRAIN:
+        start, other = minis[p], at[p]
+    else:
+        start, other = at[p], (minis[p] if minis else -1)
     out = []
-    ends = deliverable(g, p) if piece == TRAIN else None
-    if ends is not None and not ends:
+    if ends is None:
+        ends = deliverable(g, p) if piece == TRAIN else -1
+    if not ends:
         return out
-    minis = has_minis(g)
-    met_at: dict = {}                      # location -> the other players (2 players: pieces) there
-    for q, x in enumerate(g.misc[AT]):
+    money = g.players[p].money
+    occupied: dict = {}                 # location -> bit set of the other pieces there (bit 2q: Train, 2q+1: Mini)
+    for q, x in enumerate(at):
         if q != p and x >= 0:
-            met_at.setdefault(x, []).append((q, TRAIN) if minis else q)
+            occupied[x] = occupied.get(x, 0) | 1 << 2 * q
     if minis:
-        for q, x in enumerate(g.misc[MINI]):
+        for q, x in enumerate(minis):
             if q != p and x >= 0:
-                met_at.setdefault(x, []).append((q, MINITRAIN))
-
-    def fee_of(a, b=-1):
-        m = met_at.get(a, ())
-        if b >= 0 and b in met_at:
-            return TM.PASS_FEE * len(set(m) | set(met_at[b]))
-        return TM.PASS_FEE * len(m)
-
-    def ok_end(loc, f):
-        if loc == start or loc == other or f > money:
-            return False
-        return ends is None or loc in ends
-
-    for a, t1 in sd.neighbours(start):
-        if t1 and not tunnel_open(g, p, start, a):
+                occupied[x] = occupied.get(x, 0) | 1 << 2 * q + 1
+    n = g.num_players
+    claims = misc[MS.CLAIMS]
+    unlocked = 0                        # Milestone spots p claimed: their City or Tunnel is open for p
+    for k in range(MS.NUM_SPOTS):
+        if claims[k * n + p]:
+            unlocked |= 1 << k
+    adj = side(g).locked_adj
+    fee = TM.PASS_FEE
+    for a, ta, ca in adj[start]:
+        if (ta >= 0 and not unlocked >> ta & 1) or (ca >= 0 and not unlocked >> ca & 1):
             continue
-        if sd.kind[a] == TM.CITY and not city_open(g, p, a):
-            continue
-        f1 = fee_of(a)
+        met_a = occupied.get(a, 0)
+        f1 = fee * met_a.bit_count()
         if f1 > money:
             continue                   # R13.5: cannot move into a location it cannot pay for
-        if ok_end(a, f1):
-            out.append((-1, a, f1, t1))
+        if a != other and ends >> a & 1:
+            out.append((-1, a, f1, ta >= 0))
             if first_only:
                 return out
-        for b, t2 in sd.neighbours(a):
-            if b == start or (t2 and not tunnel_open(g, p, a, b)):
+        for b, tb, cb in adj[a]:
+            if b == start or b == other or not ends >> b & 1:
                 continue
-            if sd.kind[b] == TM.CITY and not city_open(g, p, b):
+            if (tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1):
                 continue
-            f2 = fee_of(a, b)
-            if ok_end(b, f2):
-                out.append((a, b, f2, t1 or t2))
+            f2 = fee * (met_a | occupied.get(b, 0)).bit_count()
+            if f2 <= money:
+                out.append((a, b, f2, ta >= 0 or tb >= 0))
                 if first_only:
                     return out
     return out
 
 
 def can_take_train_action(g, p: int) -> bool:
-    if g.misc[AT][p] < 0:
+    """R13.1/R13.8: the Train is on the map and upright, and some movement ends where it can deliver."""
+    misc = g.misc
+    start = misc[AT][p]
+    if start < 0 or misc[TILT][p]:
         return False
-    if not g.misc[TILT][p] and paths(g, p, TRAIN, first_only=True):
-        return True
-    return False
+    ends = deliverable(g, p)
+    if not ends & side(g).within_two[start]:      # the cheap test first: nothing deliverable within reach
+        return False
+    return bool(paths(g, p, TRAIN, first_only=True, ends=ends))
 
 
 def train_options(g, p: int, out: list) -> None:
@@ -357,7 +369,7 @@ def mini_paths(g, p: int) -> list:
     for path in paths(g, p, MINITRAIN):
         mini[p] = path[1]
         g.players[p].money = money - path[2]
-        ok = bool(paths(g, p, TRAIN))
+        ok = bool(paths(g, p, TRAIN, first_only=True))
         mini[p] = start
         g.players[p].money = money
         if ok:

@@ -1,0 +1,101 @@
+"""The Train module's fast paths (issue 14, speed) against plain statements of the rules they implement:
+the movement enumeration (R13.2-R13.8, R15.4-R15.7), the remembered Milestone conditions (R13.24) and
+Delivery bonus 4's "skip 2 spaces" area (R13.26 tile 4). The fast versions must agree everywhere a random
+full-expansion game goes."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clans_env import Game, GameConfig
+from clans_env.engine import trainmap as TM
+from clans_env.engine.board import hex_distance
+from clans_env.engine.rules import deliveries as DL
+from clans_env.engine.rules import milestones as MS
+from clans_env.engine.rules import trains as TR
+from clans_env.engine.state import K_MAIN
+
+
+def reference_paths(g, p: int) -> set:
+    """Every 1- or 2-track movement of p's Train, straight from the texts: R13.3/R13.4 a locked Tunnel or
+    City (Milestone not claimed by p) is neither passed nor reached; R13.5 no move into a location p cannot
+    pay £3 per other player's piece met for; R13.8 it ends where p can deliver; it leaves its location and
+    does not end on p's own Mini-train."""
+    sd = TR.side(g)
+    start = g.misc[TR.AT][p]
+    own_mini = g.misc[TR.MINI][p] if TR.has_minis(g) else -1
+    money = g.players[p].money
+    out = set()
+
+    def open_to(a, b, tunnel):
+        return (not tunnel or TR.tunnel_open(g, p, a, b)) and (sd.kind[b] != TM.CITY or TR.city_open(g, p, b))
+
+    for a, t1 in sd.neighbours(start):
+        if not open_to(start, a, t1) or TR.fee(g, p, [a]) > money:
+            continue
+        if a != own_mini and TR.can_deliver(g, p, a):
+            out.add((-1, a, TR.fee(g, p, [a]), t1))
+        for b, t2 in sd.neighbours(a):
+            if b in (start, own_mini) or not open_to(a, b, t2):
+                continue
+            f = TR.fee(g, p, [a, b])
+            if f <= money and TR.can_deliver(g, p, b):
+                out.add((a, b, f, t1 or t2))
+    return out
+
+
+def main_decisions(players: int, games: int, seed: int):
+    """(game, player) at every main decision of random full-expansion games."""
+    rng = random.Random(seed)
+    for i in range(games):
+        g = Game(GameConfig(num_players=players, seed=seed + i, industria=True))
+        while not g.is_terminal():
+            top = g.stack[-1] if g.stack else None
+            if top is not None and top[0] == K_MAIN:
+                yield g, top[1]
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_train_movements_match_the_rules_statement(players):
+    """R13.2-R13.8, R15.7: the fast enumeration (bit sets, static lock table) finds exactly the movements
+    of the plain statement, and the Train action is offered exactly when there is one."""
+    checked = moving = 0
+    for g, p in main_decisions(players, 6, 300 + players):
+        if g.misc[TR.AT][p] < 0:
+            continue
+        ref = reference_paths(g, p)
+        assert set(TR.paths(g, p, TR.TRAIN)) == ref
+        upright = not g.misc[TR.TILT][p]
+        assert TR.can_take_train_action(g, p) == (upright and bool(ref))
+        checked += 1
+        moving += bool(ref)
+    assert checked > 100 and moving > 10          # the games reached positions with movements to compare
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_remembered_milestone_conditions_match_a_fresh_evaluation(players):
+    """R13.24: a remembered answer of a layout tile (7-13) is the answer the condition gives now, for
+    every Milestone tile at every main decision."""
+    compared = met = 0
+    for g, p in main_decisions(players, 5, 500 + players):
+        for tile in TM.MILESTONES:
+            fresh = MS._condition(g, p, tile)
+            assert MS.condition(g, p, tile) == fresh, (tile, p)
+            compared += 1
+            met += fresh
+    assert compared > 1000 and met > 50
+
+
+def test_skip_two_spaces_area_is_hex_distance_three():
+    """R13.26 tile 4 (T11): 'skip any 2 spaces' reaches the land spaces within hex distance 3."""
+    for seed in range(4):
+        g = Game(GameConfig(num_players=3, seed=seed, industria=True))
+        rc = g.board.rowcol
+        land = [s for s in range(g.board.num_spaces) if g.topo.land_mask >> s & 1]
+        for s in land[::7]:
+            g.players[0].spaces = 1 << s
+            want = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) <= 3)
+            assert DL.skip_spaces(g, 0, "skip2") == want
