@@ -699,7 +699,7 @@ class ObservationEncoder:
         seg.add("clan_state", n * NUM_STATE_FEATURES, -1, 1,
                 "each player's clan state (relative seats; Clan.state_features: Kilts, Silos, Shipyards, ...)")
         from . import train_obs           # the Train module and Milestones (issue 14)
-        train_obs.add_segment(seg, n)
+        train_obs.add_segment(seg, n, trains="trains" in self.industria)
         seg.finish()
         self._industria_seg = seg
 

@@ -5,19 +5,29 @@ construction). Locations are indexed as on the train map side in play (data/trai
 from __future__ import annotations
 
 from ..engine import data as D
+from ..engine.actions import MAX_OPEN_CONTRACTS
 from ..engine import trainmap as TM
 from ..engine.rules import milestones as MS
 from ..engine.rules import trains as TR
+from ..engine.rules.common import contracts_under
 from ..engine.state import K_DELIVERY
+from .observation import CONTRACT_TABLE, CONTRACT_WIDTH
 
 L = TM.MAX_LOCATIONS
 NUM_BONUS = len(TM.DELIVERY_BONUSES)
 NUM_MS = len(TM.MILESTONES)
 REFILL = max(TM.REFILL_SLOTS.values())
 MAX_PARTS = max(len(p) for p in TM.DELIVERY_PARTS.values())
+#: contracts under an Export box's top one that the observation names (Delivery bonus 16); deeper ones
+#: are counted in ``train.export_stack_size`` only
+STACK_DEPTH = 3
+#: Export boxes per player in the stack slices (Clan Buchanan's two; everyone else uses box 0)
+STACK_BOXES = MAX_OPEN_CONTRACTS
 
 
-def add_segment(seg, n: int) -> None:
+def add_segment(seg, n: int, trains: bool = True) -> None:
+    """The slices; ``trains`` False (an encoder for Industria configurations without the Train module) leaves
+    out the Export box stacks, which only Delivery bonus 16 makes, so those layouts stay as they were."""
     seg.add("train.at", n * L, 0, 1, "each player's Train on this train-map location (relative seats)")
     seg.add("train.mini", n * L, 0, 1, "each player's Mini-train on this location (2 players, R15.2)")
     seg.add("train.tilted", n, 0, 1, "the Train is exhausted this round (R13.13)")
@@ -39,6 +49,12 @@ def add_segment(seg, n: int) -> None:
     seg.add("train.reserved", n * NUM_SPACES_, 0, 1, "a space reserved by this player's Merchant (Delivery bonus 19)")
     seg.add("decision.delivery", NUM_BONUS + MAX_PARTS, 0, 1,
             "delivery: the Delivery bonus tile being taken and its parts still open (R13.10)")
+    if trains:
+        seg.add("train.export_stack", n * STACK_BOXES * STACK_DEPTH * CONTRACT_WIDTH, 0, 1,
+                f"Delivery bonus 16: the contracts under each player's Export box's top one (relative seats, "
+                f"{STACK_BOXES} boxes), the next to surface first, up to {STACK_DEPTH}, contract features each")
+        seg.add("train.export_stack_size", n * STACK_BOXES, 0, 1,
+                f"contracts under each player's Export box's top one / {STACK_DEPTH} (clipped at 1)")
 
 
 NUM_SPACES_ = 128
@@ -52,6 +68,17 @@ def write(vec, o: dict, game, seat: int) -> None:
         vec[o["decision.delivery"] + frame[2] - 1] = 1
         for k in range(MAX_PARTS):
             vec[o["decision.delivery"] + NUM_BONUS + k] = frame[3] >> k & 1
+    if misc.get("tr_below") and "train.export_stack" in o:
+        width = STACK_DEPTH * CONTRACT_WIDTH
+        for p, pl in enumerate(game.players):
+            rel = (p - seat) % n
+            for b, cid in enumerate(pl.open_contracts):
+                under = contracts_under(game, cid)
+                if under:
+                    vec[o["train.export_stack_size"] + rel * STACK_BOXES + b] = min(1.0, len(under) / STACK_DEPTH)
+                    at = o["train.export_stack"] + (rel * STACK_BOXES + b) * width
+                    for k, c in enumerate(under[:STACK_DEPTH]):
+                        vec[at + k * CONTRACT_WIDTH:at + (k + 1) * CONTRACT_WIDTH] = CONTRACT_TABLE[c + 1]
     res = misc.get("reserved")
     if res:
         for i in range(0, len(res), 2):

@@ -47,7 +47,19 @@ def train_view(g) -> dict:
     out["reserved"] = [{"space": g.board.label[res[i]], "player": res[i + 1]} for i in range(0, len(res), 2)]
     below = misc.get("tr_below", [])          # Delivery bonus 16: Export contracts under a box's top one
     out["contracts_under"] = [{"top": below[i], "under": below[i + 1]} for i in range(0, len(below), 2)]
+    out["export_stacks"] = export_stacks(g)
     return out
+
+
+def export_stacks(g) -> list[dict]:
+    """Each Export box with contracts under its top one (Delivery bonus 16): its player, box, top contract and
+    the contracts under it, the next to surface first."""
+    from .rules.common import contracts_under
+    if not g.misc.get("tr_below"):
+        return []
+    return [{"player": p, "box": b, "top": cid, "under": under}
+            for p, pl in enumerate(g.players) for b, cid in enumerate(pl.open_contracts)
+            for under in (contracts_under(g, cid),) if under]
 
 
 def train_text(g) -> str:
@@ -64,8 +76,10 @@ def train_text(g) -> str:
         dem = " ".join(f"{l['id']}:{'+'.join(f'{q}{k}' for k, q in l['demand'].items()) or '-'}"
                        f"{'*' if l['demand_used'] else ''}/b{l['delivery_bonus']}" for l in v["locations"])
         parts.append(f"Train map {v['side']}: {dem}")
-        if v["contracts_under"]:
-            parts.append("contracts under " + " ".join(f"{x['under']}<{x['top']}" for x in v["contracts_under"]))
+        if v["export_stacks"]:
+            parts.append("Export stacks " + "; ".join(f"P{x['player']} box {x['box']}: {x['top']} over "
+                                                      + ", ".join(str(c) for c in x["under"])
+                                                      for x in v["export_stacks"]))
     return " | ".join(parts)
 
 

@@ -34,6 +34,9 @@ custom_trade / trade        rules/market.py ``do_trade`` (every Trade, Neighbour
 wild_processed              rules/market.py, farmers_markets.py, fulfil.py, industria_ports.py (tile 10):
                             Goods usable as any Processed good (Fraser's Kilts; read with custom_trade)
 pay_contract_goods          rules/fulfil.py ``finish_fulfil`` (paying a contract's Goods)
+bonus_process_inputs /      rules/deliveries.py, Delivery bonus 10's ``process`` step (processing
+bonus_process               without factories): Goods beyond Milk and Grain the clan may process
+                            there, and what processing one makes (Fraser: Wool into a Kilt)
 export_boxes                rules/common.py, contracts.py, fulfil.py
 contracts_per_turn /
 round_cost_once_per_turn    rules/contracts.py (Obtain, Building bonus, Port tile 8)
@@ -203,6 +206,15 @@ class Clan:
         for i, n in enumerate(need):
             goods[i] -= n
         return None
+
+    def bonus_process_inputs(self, game, p: int) -> tuple[int, ...]:
+        """Goods beyond Milk and Grain that p may process now without factories (Delivery bonus 10), each
+        offered as ``good:<that Good>`` in the bonus's ``process`` step."""
+        return ()
+
+    def bonus_process(self, game, p: int, good: int) -> None:
+        """Process one ``good`` (one of ``bonus_process_inputs``) without factories (Delivery bonus 10)."""
+        raise NotImplementedError(f"clan {self.name!r} processes no {D.GOODS[good]} without factories")
 
     def worker_income(self, game, p: int, unit: int) -> int:
         pl = game.players[p]

@@ -25,6 +25,10 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 - R18.F5 Cotton Imports Bonus: each time Fraser's imported Cotton total (on fulfilled contracts)
   reaches or passes a multiple of 4, 2 Wool (once per multiple reached; every fulfilment, also Port
   tile 18's).
+- Delivery bonus 10 (R13.26): while processing up to 4 Basic goods without factories, Fraser may also
+  turn Wool into Kilts, one per Good processed, while fewer than 2 Kilts are held
+  (``bonus_process_inputs``: good:wool in the bonus's ``process`` step; no Kiltmaker needed;
+  docs/rules-interpretations.md T16).
 """
 from __future__ import annotations
 
@@ -132,6 +136,18 @@ class Fraser(Clan):
     def after_production(self, game, p: int) -> None:
         if make_options(game, p):
             game.stack.append((K_CLAN, p, MAKE))
+
+    # ---- Delivery bonus 10 (R13.26): "Clan Fraser may process Wool into Kilts if there's space on its tile"
+    def bonus_process_inputs(self, game, p: int) -> tuple[int, ...]:
+        # no Kiltmakers needed ("no factories needed"), only Wool in stock and room for a Kilt (T16)
+        if game.players[p].goods[D.WOOL] > 0 and kilts(game, p) < D.FRASER_MAX_KILTS:
+            return (D.WOOL,)
+        return ()
+
+    def bonus_process(self, game, p: int, good: int) -> None:
+        pl = game.players[p]
+        pl.goods[D.WOOL] -= 1
+        pl.extra[KILTS] = kilts(game, p) + 1
 
     # ---- R18.F3: Kilts as any Processed good -----------------------------------------------
     def wild_processed(self, game, p: int) -> int:

@@ -205,6 +205,22 @@ def contract_capacity_left(g, p: int) -> int:
 BELOW = "tr_below"
 
 
+def contracts_under(g, cid: int) -> list[int]:
+    """The contracts stacked under Export box contract ``cid`` (Delivery bonus 16), the next to surface
+    first (they are face up in the Export box: public)."""
+    below = g.misc.get(BELOW)
+    out: list[int] = []
+    while below:
+        for i in range(0, len(below), 2):
+            if below[i] == cid:
+                cid = below[i + 1]
+                out.append(cid)
+                break
+        else:
+            break
+    return out
+
+
 def pop_open_contract(g, p: int, box: int) -> int:
     """Take the top contract of p's Export box ``box`` off (fulfilled or discarded); the contract under
     it, if any (a Delivery bonus 16 stack), becomes that box's open contract."""

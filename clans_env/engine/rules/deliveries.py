@@ -17,11 +17,11 @@ from __future__ import annotations
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET_AREA, SPACE, TAKE_CONTRACT,
-                       UPGRADE_SHIPPING, UPGRADE_TECH, trade_action, BUY, SELL, decode_trade, TRADE)
+                       UPGRADE_SHIPPING, UPGRADE_TECH, USE_PORT, trade_action, BUY, SELL, decode_trade, TRADE)
 from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
 from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, units_of
-from .registry import apply_for, describe_for, legal_for
+from .registry import apply_for, describe_for, hook, legal_for
 
 #: Delivery bonus tiles whose every part is modelled (all 24)
 IMPLEMENTED = tuple(range(1, 25))
@@ -232,14 +232,19 @@ def reserve_targets(g, p: int) -> int:
 
 def free_buy_boxes(g, p: int) -> list[int]:
     """Tile 22: contracts that up to 2 free Goods (of those the contract needs) make fulfillable."""
-    from .fulfil import can_fulfil
+    from .fulfil import can_fulfil, ignore_port_usable
     pl = g.players[p]
     n = TM.DELIVERY_PARTS[22][0]["amount"]
+    clan = g.clans[p]
+    # Processed goods the contract may lack without a free "buy": the clan's wild Goods (Fraser's Kilts,
+    # R18.F3) and Port tile 10's ignored one
+    spare = (clan.wild_processed(g, p) if clan.custom_trade else 0) + (1 if ignore_port_usable(g, p) else 0)
     out = []
     for b, cid in enumerate(pl.open_contracts):
         need = D.CONTRACT_BY_ID[cid].goods
-        short = sum(max(0, q - pl.goods[i]) for i, q in enumerate(need))
-        if short > n:
+        basic = sum(max(0, q - pl.goods[i]) for i, q in enumerate(need) if D.IS_BASIC[i])
+        processed = sum(max(0, q - pl.goods[i]) for i, q in enumerate(need) if not D.IS_BASIC[i])
+        if basic + max(0, processed - spare) > n:
             continue
         saved = pl.goods[:]
         for i, q in enumerate(need):
@@ -280,7 +285,7 @@ def part_possible(g, p: int, part: dict) -> bool:
     if k == "factory_basics":
         return any(units_of(g, p, f) for f in D.FACTORIES)
     if k == "process":
-        return any(pl.goods[src] for src in PROCESS_FROM.values())
+        return any(pl.goods[src] for src in PROCESS_FROM.values()) or bool(g.clans[p].bonus_process_inputs(g, p))
     if k == "animal_money":
         return any(units_of(g, p, a) for a in D.ANIMALS)
     if k == "whisky_money":
@@ -389,15 +394,47 @@ def upgrade_returns_possible(g, p: int) -> int:
 
 
 def sell_options(g, p: int, part: dict) -> list[int]:
-    """Tile 20: a Trade selling 1-4 of one Good (Merchants from stock, as a Trade)."""
+    """Tile 20: a Trade selling 1-4 of one Good (Merchants from stock, as a Trade; the index's quantity is
+    the Merchants placed, as in the Trade action: Clan Douglas's Merchants may sell 2 Goods each, up to 4
+    units in all; Clan Fraser's Kilts sell as a Processed good, R18.F3)."""
     pl = g.players[p]
+    clan = g.clans[p]
+    wild = clan.wild_processed(g, p) if clan.custom_trade else 0
     out = []
     for i in range(D.NUM_GOODS):
         if pl.merchants_market[i * 2 + BUY]:  # never Merchants on both areas of one Good (as a Trade)
             continue
-        for q in range(1, min(part["amount"], pl.goods[i], pl.merchants_stock) + 1):
+        have = pl.goods[i] + (0 if D.IS_BASIC[i] else wild)
+        for q in range(1, min(part["amount"], have, pl.merchants_stock) + 1):
             out.append(trade_action(i, SELL, q))
     return out
+
+
+#: Port tile 6 ("Manipulate the price of one Good by 3 steps on the Market before trading that Good")
+#: applies to Delivery bonus 20's Trade (R13.26 tile 20, R19.4): offered in its ``sell`` step
+PRICE_PORT_TILE = 6
+
+
+def sell_port_slot(g, p: int) -> int:
+    """Slot of Port tile 6 if p may use it now, before bonus 20's sale (in reach, unused), else -1."""
+    from .industria_ports import usable_slot
+    return usable_slot(g, p, PRICE_PORT_TILE) if g.port_tiles else -1
+
+
+def units_for_sale(g, p: int, good: int) -> int:
+    """Goods of type ``good`` p could sell: the stock and, for a Processed good, the clan's wild Goods."""
+    clan = g.clans[p]
+    n = g.players[p].goods[good]
+    if clan.custom_trade and not D.IS_BASIC[good]:
+        n += clan.wild_processed(g, p)
+    return n
+
+
+@hook("sell_extra")
+def sell_extra(g, p: int, good: int, before: int) -> None:
+    """Tile 20: £6 extra per unit sold, counted once the Trade is resolved (a clan's own trade decision,
+    Douglas's Bulk Trading or Fraser's Kilts, may decide how many Goods it sold)."""
+    g.players[p].money += _SELL_PART["extra"] * (before - units_for_sale(g, p, good))
 
 
 def stack_boxes(g, p: int, placed: tuple) -> list[int]:
@@ -483,11 +520,14 @@ def legal_dstep(g, frame) -> list:
         return [FULFIL + b for b in range(len(pl.open_contracts))]
     if step == "take_free":
         return [TAKE_CONTRACT + k for k, c in enumerate(g.display) if c >= 0]
-    if step == "process":
+    if step == "process":               # clan inputs: Fraser's Wool into a Kilt (good:wool)
         out = [GOOD + q for q, src in PROCESS_FROM.items() if pl.goods[src]]
+        out += [GOOD + i for i in g.clans[p].bonus_process_inputs(g, p)]
         return out + [DONE] if out and frame[3] < _PROCESS_MAX else out
     if step == "sell":
-        return sell_options(g, p, _SELL_PART)
+        out = sell_options(g, p, _SELL_PART)
+        slot = sell_port_slot(g, p) if out else -1
+        return out + [USE_PORT + slot] if slot >= 0 else out
     if step == "area":                        # never both areas of one Good (a Trade action, R13.27)
         return [MARKET_AREA + a for a in range(D.NUM_GOODS * 2) if not pl.merchants_market[a ^ 1]]
     if step == "fulfil":
@@ -607,17 +647,26 @@ def apply_dstep(g, frame, action: int) -> None:
     elif step == "process":
         q = action - GOOD
         if action != DONE:
-            pl.goods[PROCESS_FROM[q]] -= 1
-            pl.goods[q] += 1
+            if q in PROCESS_FROM:
+                pl.goods[PROCESS_FROM[q]] -= 1
+                pl.goods[q] += 1
+            else:                               # a clan's own input (Fraser: Wool into a Kilt)
+                g.clans[p].bonus_process(g, p, q)
             if frame[3] + 1 < _PROCESS_MAX:
                 nxt = (K_DSTEP, p, "process", frame[3] + 1)
                 if legal_dstep(g, nxt):
                     g.stack.append(nxt)
     elif step == "sell":
+        if USE_PORT <= action < MARKET_AREA:       # Port tile 6 first (R19.4), then the sale
+            from ..state import K_PORT_PRICE
+            pl.ports_used |= 1 << (action - USE_PORT)
+            g.stack.append(frame)
+            g.stack.append((K_PORT_PRICE, p))
+            return
         from .market import do_trade
         good, d, qty = decode_trade(action)
-        do_trade(g, p, good, d, qty)
-        pl.money += _SELL_PART["extra"] * qty
+        g.stack.append((K_HOOK, p, "sell_extra", good, units_for_sale(g, p, good)))
+        do_trade(g, p, good, d, qty, limit=_SELL_PART["amount"])   # at most 4 units (Douglas: 2 per Merchant)
     elif step == "area":
         area = action - MARKET_AREA
         i, d = divmod(area, 2)
@@ -678,7 +727,8 @@ def apply_dstep(g, frame, action: int) -> None:
             g.stack.append((K_DSTEP, p, "field_fulfil", 0))
             return
         cid = pop_open_contract(g, p, action - FULFIL)
-        g.stack.append((K_HOOK, p, "fulfil_rewards", cid))
+        g.turn["fulfilled"] = g.turn.get("fulfilled", 0) + 1     # a Fulfil action (R13.27), as finish_fulfil
+        g.stack.append((K_HOOK, p, "fulfil_rewards", cid))       # its clan abilities (Buchanan's second: as usual)
 
 
 _STEP_TEXT = {"pay": "pay the Demand (choose:<way>; Port tile 16 may lower it)", "good": "gain a Good (good:<good>)",
@@ -689,7 +739,8 @@ _STEP_TEXT = {"pay": "pay the Demand (choose:<way>; Port tile 16 may lower it)",
               "return_unit": "return a unit to your Player board (space:<space>)",
               "discard_contract": "discard an Export contract (fulfil:<box>)",
               "take_free": "take an Export contract for free (take_contract:<slot>)",
-              "process": "process a Basic good (good:<processed good>) or done", "sell": "sell (trade:sell:...)",
+              "process": "process a Basic good (good:<processed good>; Clan Fraser: good:wool makes a Kilt) or done",
+              "sell": "sell (trade:sell:...; use_port:<slot>: Port tile 6 first)",
               "area": "place 3 Merchants in a Market area (market_area:<area>)",
               "fulfil": "fulfil an Export contract (fulfil:<box>)",
               "reserve": "reserve a space with a Merchant, paying its land cost (space:<space>)",
