@@ -224,13 +224,17 @@ def industria_section() -> list[str]:
         "sections (a Good, a space, a unit, an upgrade, a Market area, a trade, a contract box).",
         "",
         "The observation of a configuration with Industria modules is the base layout, unchanged, followed "
-        "by the Industria segment (`industria.*`), whatever modules are on (their flags say which):",
+        "by the Industria segment (`industria.*`), whatever modules are on (their flags say which), except "
+        "that its last two slices, the Export box stacks of Delivery bonus 16 (`industria.train.export_stack`, "
+        "`industria.train.export_stack_size`), come with the Train module (`trains`) only:",
         "",
-        "| players | base length | with Industria |",
-        "|---:|---:|---:|",
+        "| players | base length | with Industria, no Train module | with the Train module |",
+        "|---:|---:|---:|---:|",
     ]
+    part1 = tuple(m for m in INDUSTRIA_MODULES if m != "trains")
     for n in (1, 2, 3, 4):
-        lines.append(f"| {n} | {ObservationEncoder(n).size} | {ObservationEncoder(n, industria=INDUSTRIA_MODULES).size} |")
+        lines.append(f"| {n} | {ObservationEncoder(n).size} | {ObservationEncoder(n, industria=part1).size} | "
+                     f"{ObservationEncoder(n, industria=INDUSTRIA_MODULES).size} |")
     lines += ["", "The Industria segment (two players):", "",
               "| slice | start | length | bounds | meaning |", "|---|---:|---:|---|---|"]
     for sl in full.layout[len(base.layout):]:

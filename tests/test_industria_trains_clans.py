@@ -224,8 +224,9 @@ def _two_type_contract(g):
 
 
 def test_bonus_22_stewart_gains_one_pound_per_type_of_good_traded():
-    """R13.26 tile 22: "Clan Stewart gains £1 per type of Good traded" (R19.3)."""
-    for clan in ("stewart", "campbell"):
+    """R13.26 tile 22: "Clan Stewart gains £1 per type of Good traded" (R19.3); Clan Douglas's Bulk Trading
+    is a way for Merchants to trade, and this free "buy" places none: nothing (T17)."""
+    for clan in ("stewart", "douglas", "campbell"):
         g, pl = clan_position(clan)
         c = _two_type_contract(g)
         pl.open_contracts = [c.id]
@@ -442,3 +443,33 @@ def test_public_state_and_render_text_show_the_stacks():
     assert stacks == [{"player": 0, "box": 1, "top": n2.id, "under": [n1.id, b.id]}]
     text = g.render_text()
     assert f"P0 box 1: {n2.id} over {n1.id}, {b.id}" in text
+
+
+@pytest.mark.parametrize("tile", [22, 23])
+def test_bonuses_22_and_23_let_macleod_use_his_shipyard_tile_10_inside_the_fulfil(tile):
+    """R13.27, Clan MacLeod (R18.ML2-R18.ML7: Shipyard tiles 1 and 10 act inside a Fulfil action): bonuses 22
+    and 23 fulfil through the Fulfil rule, so a Shipyard with Port tile 10 may ignore a missing Processed
+    good (the limit allowing), and its Building bonus follows the contract's rewards (R18.ML6)."""
+    from clans_env.engine.clans import macleod as ML
+    g, pl = clan_position("macleod")
+    c = contract(g, goods=lambda c: any(c.goods[i] for i in D.PROCESSED_GOODS) and sum(c.goods) <= 3)
+    pl.open_contracts = [c.id]
+    pl.extra[ML.SHIPYARDS] = [10, 5, 4, 3]
+    pl.extra[ML.USED] = [0, 0, 0, 0]
+    pl.ports_used = 1                                               # one Port tile on the map used: limit 1
+    missing = next(i for i in D.PROCESSED_GOODS if c.goods[i])
+    pl.goods = list(c.goods)
+    pl.goods[missing] -= 1                                          # tile 22: no free Good, the Shipyard
+    push_bonus(g, tile)
+    assert A.FULFIL + 0 in g.legal_actions()
+    g.apply(A.FULFIL + 0)
+    if tile == 22:
+        g.apply(A.DONE)                                             # "buy" nothing
+    assert g.decision_kind == "port_ignore"
+    g.apply(A.GOOD + missing)
+    assert pl.extra[ML.USED][0] == 1 and c.id in pl.done_contracts and sum(pl.goods) == 0
+    kinds = []
+    while g.decision_kind != "main":
+        kinds.append(g.decision_kind)
+        g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
+    assert "building_bonus" in kinds                                # the Shipyard's Building bonus (R18.ML6)
