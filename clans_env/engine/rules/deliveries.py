@@ -11,6 +11,12 @@ Each part kind of data/trains.toml has one function here; sub-choices are ``deli
 (kind, player, step, *context). ``IMPLEMENTED`` lists the tiles all of whose parts are modelled (all 24);
 only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
 box's top one are ``misc["tr_below"]``, surfaced by common.pop_open_contract; T13).
+
+The clan clauses (R13.26, R13.27; T16, T17) go through the clan hooks, never a clan's name: tile 10's
+``process`` step asks ``Clan.bonus_process_inputs`` (Fraser's Wool into Kilts); tiles 20-22 trade through
+``market.do_trade`` / ``Clan.on_trade`` (Stewart, Douglas, Fraser's Kilts; Port tile 6 before tile 20's
+sale); tiles 22-24 end in the Fulfil's ``fulfil_rewards`` (Buchanan's second fulfilment as usual,
+MacEwen, Fraser, MacLeod) and count toward the turn's fulfilments.
 """
 from __future__ import annotations
 
