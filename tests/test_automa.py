@@ -814,15 +814,3 @@ def test_card_data_matches_the_digest_counts():
     assert [rounds.count(r) for r in range(1, 6)] == [14, 2, 2, 2, 2]
     assert sorted(cid for cid, c in AU.CARDS.items() if c.remove) == [10, 11, 12, 13]
     assert [cid for cid, c in AU.CARDS.items() if c.actions == ("skip",)] == [10, 11, 12, 13, 18]
-
-
-def test_automa_with_the_train_module_is_refused_and_industria_leaves_trains_off():
-    """The Automa's Train rules (automa.md, Industria) are not built: trains=True or a Milestone variant
-    with an Automa is a ValueError naming the valid choice, and industria=True leaves trains off."""
-    from clans_env import GameConfig
-    with pytest.raises(ValueError, match="trains=False"):
-        GameConfig(num_players=2, automa={1: 3}, trains=True)
-    with pytest.raises(ValueError, match="milestones=None"):
-        GameConfig(num_players=2, automa={1: 3}, milestones="variant_a")
-    cfg = GameConfig(num_players=2, automa={1: 3}, industria=True)
-    assert cfg.trains is False and cfg.farmers_markets is True

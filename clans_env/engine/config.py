@@ -44,6 +44,8 @@ class GameConfig:
     trains: the Train module (R1.8-R1.13, R13, R14.2-R14.4, R15.2-R15.7; solo R17.2-R17.5).
     milestones: None, or a Milestone variant without the Train module (R16.2-R16.4): "variant_a" (claim for
         £5) or "variant_b" (Demand tiles beside the Milestones, £15); not with trains=True.
+        With an Automa both play among the players only: the Automa takes no Train action and claims no
+        Milestone (shared/reference/automa.md §6.3; docs/rules-interpretations.md A14-A17).
 
     automa: seats played by the Automa, the physical game's solo opponent, as a dict seat -> level
         1-5 (e.g. ``{1: 3}``: seat 1 is an Automa at level 3; docs/automa.md). Its turns are resolved
@@ -82,7 +84,7 @@ class GameConfig:
             if value is None:
                 # alternative 2-player scoring is an optional rule of the 2-player game only
                 on = self.industria and (name != "alt_two_player_scoring" or self.num_players == 2) and \
-                    (name != "trains" or (self.milestones is None and not self.automa))
+                    (name != "trains" or self.milestones is None)
                 object.__setattr__(self, name, on)
         if isinstance(self.clans, list):
             object.__setattr__(self, "clans", tuple(self.clans))
@@ -213,10 +215,6 @@ def _check_automa(cfg) -> None:
     if cfg.clan_selection == "auction":
         raise ValueError("clan_selection='auction' is not played with an Automa (it has no clan); valid with an "
                          "Automa: 'draft', 'none' or fixed clans")
-    if cfg.trains or cfg.milestones:
-        # the digest's Train rules for the Automa (automa.md, Industria) wait for their turn resolution
-        raise ValueError("the Automa does not play the Train module or the Milestone variants yet; valid with an "
-                         "Automa: trains=False and milestones=None (industria=True leaves trains off then)")
     if cfg.clans is not None:
         for seat, c in enumerate(cfg.clans):
             if (seat in seats) != (c is None):

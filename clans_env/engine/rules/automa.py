@@ -809,6 +809,15 @@ def score_row(g, p: int, import_vp: int, export_vp: int, settle_vp: int) -> dict
             "settlement_bonus": settle_vp, "award": 0}
 
 
+def train_score_lines(g, p: int) -> dict:
+    """§6.3 / §4.3: with the Train module an Automa scores the fixed round5VPTrain of its level (10-50) as
+    its Train-delivery VP, whatever the number of players; never Milestone VP (it claims none, also in the
+    Milestone variants; docs/rules-interpretations.md A14-A17)."""
+    row = {"delivery_track": ROUND5_VP_TRAIN[level(g, p) - 1]} if g.config.trains else {}
+    row["milestones"] = 0
+    return row
+
+
 def award_vp(g, values: list[int]) -> list[int]:
     """§6.2: one player: the Automa Award card's thresholds; more: the Award tile among the players
     only (their count sets the table). Automas score no Award."""
@@ -848,4 +857,21 @@ def invariant_errors(g) -> list[str]:
             out.append(f"Automa {p} removed a card that stays in the game: {pile(g, p, 'removed')}")
         if pl.clan is not None:
             out.append(f"Automa {p} has clan {pl.clan}")
+        out += _train_errors(g, p)
+    return out
+
+
+def _train_errors(g, p: int) -> list[str]:
+    """§6.3: an Automa never has a Train (or Mini-train), never delivers, never claims a Milestone."""
+    from . import milestones as MS, trains as TR
+    misc = g.misc
+    out = []
+    for key in (TR.AT, TR.MINI):
+        if key in misc and misc[key][p] != -1:
+            out.append(f"Automa {p} has a piece on the Train map ({key} = {misc[key][p]})")
+    for key, none in ((TR.DELIV, 0), (TR.TILT, 0), (TR.STATION, -1)):
+        if TR.AT in misc and misc[key][p] != none:
+            out.append(f"Automa {p} has {key} = {misc[key][p]} (expected {none})")
+    if MS.CLAIMS in misc and any(MS.claimed_by(g, k, p) for k in range(MS.NUM_SPOTS)):
+        out.append(f"Automa {p} claimed a Milestone")
     return out

@@ -99,7 +99,7 @@ def pay_demand(g, p: int, loc: int, k: int) -> None:
     g.misc[TR.TILT][p] = 1                              # R13.13
     TR.take_track_marker(g, p)                          # R13.11 (the station, if due: hook under the bonus)
     bonus = g.misc[TR.BONUS][loc]
-    if g.num_players == 1:
+    if TR.SOLO_DONE in g.misc:                          # one player (solo, or against Automas: A14)
         g.misc[TR.SOLO_DONE][loc] = 1                   # R17.3: the tile is discarded after delivering
         g.misc[TR.BONUS][loc] = 0
     if bonus:

@@ -292,19 +292,23 @@ def describe_milestone(g, frame) -> str:
 
 # ---- final scoring (R14.3, R14.4, R17.4) ---------------------------------------------------------------
 def milestone_vp(g) -> list[int]:
+    """R14.3/R14.4 by the number of players who play the Milestones (an Automa claims none, automa.md
+    §6.3); one player, alone or against Automas: by the round of the claim (R17.2/R17.4; A14)."""
+    from .trains import train_players
     n = g.num_players
     out = [0] * n
     if not active(g):
         return out
+    m = train_players(g)
     claims, rounds = g.misc[CLAIMS], g.misc[CLAIM_ROUND]
     for k in range(NUM_SPOTS):
         for p in range(n):
             place = claims[k * n + p]
             if not place:
                 continue
-            if n == 1:
+            if m == 1:
                 out[p] += TM.SOLO_MILESTONE_VP[rounds[k * n + p] - 1]
             else:
-                vp = TM.MILESTONE_VP[n]
+                vp = TM.MILESTONE_VP[m]
                 out[p] += vp[place - 1] if place <= len(vp) else 0
     return out

@@ -202,6 +202,8 @@ def final_scores(g) -> list[dict]:
         if automa and p in automa:
             row = automa_rules.score_row(g, p, sum(a * v for a, v in zip(pl.imports, vals)), export_vp[p],
                                          settle_vp[p])
+            if train_lines:
+                row.update(train_lines[p])
             row["total"] = sum(row.values())
             row["money_left"] = pl.money
             rows.append(row)

@@ -47,12 +47,25 @@ def on(g) -> bool:
 _SIDES = {n: TM.side_for(n) for n in (1, 2, 3, 4)}
 
 
+def train_players(g) -> int:
+    """How many seats play the Train module: every seat but the Automas (automa.md §6.3: with 1 player the
+    solo rules R17.2-R17.4, with 2 or 3 players a normal 2- or 3-player Train game among them). State stays
+    indexed by seat; an Automa seat never has a Train (docs/rules-interpretations.md A14)."""
+    a = g.config.automa
+    return g.num_players - len(a) if a else g.num_players
+
+
 def side(g) -> TM.TrainSide:
-    return _SIDES[g.num_players]
+    return _SIDES[train_players(g)]
 
 
 def has_minis(g) -> bool:
-    return g.num_players == 2
+    return train_players(g) == 2
+
+
+def solo(g) -> bool:
+    """R17.2-R17.4 apply: one player plays the Train module (alone, or against Automas: A14)."""
+    return train_players(g) == 1
 
 
 # ---- setup (R1.9-R1.12) -------------------------------------------------------------------------------
@@ -72,7 +85,7 @@ def setup(g) -> None:
     rng.shuffle(pile)
     g.misc[DEMAND] = [pile.pop(0) for _ in range(sd.num_demand_spots)]
     g.misc[USED] = [0] * sd.num_demand_spots
-    g.misc[REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[n])]
+    g.misc[REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
     g.misc[PILE] = pile
     g.misc[AT] = [-1] * n
     if has_minis(g):
@@ -81,16 +94,18 @@ def setup(g) -> None:
     g.misc[DELIV] = [0] * n
     g.misc[MARKERS] = [0] * n
     g.misc[STATION] = [-1] * n
-    if n == 1:
+    if solo(g):
         g.misc[SOLO_DONE] = [0] * sd.num_locations
 
 
 def placement_frames(g) -> list:
     """R1.12: after the first Workers, in reverse turn order, each Train on a Town; R1.13 (2 players): the
-    2nd player places a Train or Mini-train, then the 1st; then the 2nd the other one, then the 1st."""
+    2nd player places a Train or Mini-train, then the 1st; then the 2nd the other one, then the 1st.
+    An Automa places no Train (automa.md §6.3): the players' turn order without it."""
     if not on(g):
         return []
-    order = g.turn_order
+    automa = g.config.automa
+    order = [p for p in g.turn_order if p not in automa] if automa else g.turn_order
     if has_minis(g):
         first, second = order
         return [(K_TRAIN_PLACE, second, -1), (K_TRAIN_PLACE, first, -1),
@@ -154,7 +169,7 @@ def preparation(g) -> None:
     for s in order:
         if not demand[s] and refill:
             demand[s] = refill.pop(0)
-    while len(refill) < TM.REFILL_SLOTS[g.num_players] and pile:
+    while len(refill) < TM.REFILL_SLOTS[train_players(g)] and pile:
         refill.append(pile.pop(0))
     tilt = g.misc[TILT]
     for p in range(g.num_players):
@@ -207,7 +222,8 @@ def can_deliver(g, p: int, loc: int) -> bool:
     _, tile = demand_spot_tile(g, loc)
     if not tile:
         return False
-    if g.num_players == 1 and g.misc[SOLO_DONE][loc]:
+    solo_done = g.misc.get(SOLO_DONE)
+    if solo_done and solo_done[loc]:
         return False
     from .deliveries import demand_payments
     return bool(demand_payments(g, p, tile))
@@ -537,12 +553,18 @@ def station_spaces(g) -> dict:
 # ---- final scoring (R14.2-R14.4, R17.4-R17.5) ----------------------------------------------------------
 def score_lines(g) -> list[dict]:
     """Per seat: ``delivery_track`` (trains), ``milestones``, and solo with the Train map ``train_map``
-    (-30 VP, R17.5)."""
+    (-30 VP, R17.5; the solo game only, not against an Automa). An Automa seat: its own lines
+    (automa.train_score_lines, §6.3)."""
     from .milestones import milestone_vp
     n = g.num_players
     ms = milestone_vp(g)
     rows = []
+    automa = g.config.automa
     for p in range(n):
+        if automa and p in automa:
+            from .automa import train_score_lines
+            rows.append(train_score_lines(g, p))
+            continue
         row = {}
         if on(g):
             k = g.misc[DELIV][p]
