@@ -13,7 +13,7 @@ from pathlib import Path
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine.records import write_record
 
-from .views import PLAYER_COLOURS, frame, legal_moves, map_svg
+from .views import PLAYER_COLOURS, automa_lines, frame, legal_moves, map_svg
 
 #: resource bounds on the bots a request may ask for
 MAX_SIMS = 5000
@@ -85,10 +85,21 @@ class WebGame:
             p = g.current_player
             a = self.bots[p].act(g)
             entry = {"index": self.version, "player": p, "who": self.names[p], "text": g.action_to_string(a)}
-            g.apply(a)
+            self._apply(entry, a)
             self.bot_moves.append(entry)
             self.log.append(entry)
         raise MoveError("the bots did not hand the turn back", 500)
+
+    def _apply(self, entry: dict, action: int) -> None:
+        """Apply ``action``; with an Automa, ``entry["automa"]`` gets the lines of its turns resolved inside
+        (its cards drawn and actions carried out, as ``clans play`` prints them)."""
+        g = self.game
+        if not g.config.automa:
+            g.apply(action)
+            return
+        seen = len(automa_lines(g))
+        g.apply(action)
+        entry["automa"] = automa_lines(g)[seen:]
 
     def move(self, action: int, version: int) -> None:
         g = self.game
@@ -105,7 +116,7 @@ class WebGame:
                             f"decision ({g.decision_kind}: {g.decision_text()})", 400)
         entry = {"index": self.version, "player": self.human, "who": "you", "text": g.action_to_string(action)}
         try:
-            g.apply(action)
+            self._apply(entry, action)
         except IllegalActionError as e:     # the state is untouched (engine guarantee)
             raise MoveError(f"illegal move: {e}", 400) from None
         self.log.append(entry)

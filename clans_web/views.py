@@ -244,11 +244,23 @@ def legal_moves(game: Game) -> list[dict]:
 
 # ------------------------------------------------------------------------------------------------
 # a whole replay
-def seat_names(meta: dict, n: int) -> list[str]:
+def seat_names(meta: dict, n: int, automa: dict | None = None) -> list[str]:
+    """The file's player names, else ``P<seat>`` (``automa:level=L`` for an Automa seat of ``automa``)."""
     names = meta.get("players") or meta.get("names")
     if isinstance(names, list) and len(names) == n and all(isinstance(x, str) for x in names):
         return list(names)
-    return [f"P{p}" for p in range(n)]
+    automa = automa or {}
+    return [f"automa:level={automa[p]}" if p in automa else f"P{p}" for p in range(n)]
+
+
+def automa_lines(game: Game) -> list[str]:
+    """The game record of the Automa's turns, as ``render_text`` and ``clans play`` show it (empty without
+    an Automa): its cards and resolved actions happen inside ``Game.apply``, so a decision's lines are the
+    ones this list gains while it is applied."""
+    if not game.config.automa:
+        return []
+    from clans_env.engine.rules.automa import log_lines
+    return log_lines(game)
 
 
 def replay_data(record: dict, meta: dict, source: str = "") -> dict:
@@ -260,10 +272,12 @@ def replay_data(record: dict, meta: dict, source: str = "") -> dict:
         game = Game(config)
     except (ValueError, TypeError, KeyError) as e:
         raise GameFileError(f"{source}: bad configuration: {e}") from None
-    names = seat_names(meta, config.num_players)
+    names = seat_names(meta, config.num_players, config.automa)
     frames = [frame(game)]
     moves = []
     round_starts = {game.round: 0}
+    seen = automa_lines(game)
+    automa_start = list(seen)
     for i, a in enumerate(record["actions"]):
         p = game.current_player
         kind = game.decision_kind
@@ -273,8 +287,13 @@ def replay_data(record: dict, meta: dict, source: str = "") -> dict:
             game.apply(a)
         except (IllegalActionError, ValueError, IndexError) as e:
             raise GameFileError(f"{source}: the record does not replay: decision #{i} ({a!r}) failed: {e}") from None
-        moves.append({"index": i, "player": p, "who": names[p] if p is not None else "", "kind": kind,
-                      "question": question, "action": a, "text": text, "round": frames[-1]["round"]})
+        move = {"index": i, "player": p, "who": names[p] if p is not None else "", "kind": kind,
+                "question": question, "action": a, "text": text, "round": frames[-1]["round"]}
+        if config.automa:                # the Automa's cards and actions resolved inside this decision's apply
+            lines = automa_lines(game)
+            move["automa"] = lines[len(seen):]
+            seen = lines
+        moves.append(move)
         frames.append(frame(game))
         round_starts.setdefault(game.round, i + 1)
     clans = [pl["clan"] for pl in frames[-1]["players"]]
@@ -282,7 +301,7 @@ def replay_data(record: dict, meta: dict, source: str = "") -> dict:
     return {
         "kind": "replay", "source": source, "config": config.to_dict(), "names": names, "agents": agents,
         "clans": clans, "colours": [PLAYER_COLOURS[p] for p in range(config.num_players)],
-        "map": map_svg(game), "frames": frames, "moves": moves,
+        "map": map_svg(game), "frames": frames, "moves": moves, "automa_start": automa_start,
         "round_starts": {str(k): v for k, v in sorted(round_starts.items())},
         "finished": game.is_terminal(), "final_scores": game.final_scores(),
     }
@@ -294,7 +313,7 @@ def replay_summary(record: dict, meta: dict) -> dict:
     game = Game.replay(config, record["actions"])
     scores = game.final_scores()
     return {"num_players": config.num_players, "seed": config.seed, "decisions": len(record["actions"]),
-            "names": seat_names(meta, config.num_players),
+            "names": seat_names(meta, config.num_players, config.automa),
             "agents": meta.get("agents") if isinstance(meta.get("agents"), list) else None,
             "clans": [c.name if c.name != "none" else None for c in game.clans],
             "scores": [r["total"] for r in scores], "ranks": [r["rank"] for r in scores],

@@ -236,3 +236,68 @@ def test_lists_tournament_and_shared_html(page, served, tmp_path):
     assert _markers(page) == units_in(Game.replay(game.config, game.history[:30]))
     page.keyboard.press("End")
     assert _markers(page) == units_in(game)
+
+
+@pytest.fixture(scope="module")
+def automa_served(tmp_path_factory):
+    """A served folder with one finished game against the Automa (level 3, Industria with the Train module)."""
+    import random
+
+    from clans_env.engine.records import write_record
+
+    root = tmp_path_factory.mktemp("weba") / "served"
+    (root / "play").mkdir(parents=True)
+    g = Game(GameConfig(num_players=2, seed=11, automa={1: 3}, industria=True))
+    rng = random.Random(11)
+    while not g.is_terminal():
+        g.apply(rng.choice(g.legal_actions()))
+    write_record(root / "play" / "automa.json", g, players=["human", "automa:level=3"], human_seat=0)
+    with live_server([root]) as url:
+        yield {"url": url, "game": g}
+
+
+def test_automa_game_replays_and_plays_with_its_cards_shown(page, automa_served, tmp_path):
+    """Issue 20: the Automa's drawn card and resolved actions (the game record's lines, as render_text and
+    clans play show them) appear with the decision inside which they were resolved, in a replay and in a
+    game played in the browser; its player board shows its level and cards."""
+    from clans_env.engine.rules.automa import log_lines
+
+    g = automa_served["game"]
+    url = automa_served["url"]
+
+    def lines_of(k):                  # the Automa's lines resolved inside decision k
+        before = log_lines(Game.replay(g.config, g.history[:k]))
+        return log_lines(Game.replay(g.config, g.history[:k + 1]))[len(before):]
+
+    k = next(k for k in range(len(g.history)) if any("draws card" in x for x in lines_of(k)))
+    new = lines_of(k)
+    page.goto(url + f"/replay?file=0/play/automa.json#step={k + 1}")
+    page.wait_for_selector("#board")
+    card_line = next(x for x in new if "draws card" in x)
+    assert card_line in page.inner_text("#move")                          # "then the Automa: ..."
+    assert page.locator("#log li.now .automa-lines li").count() == len(new)
+    assert "Automa level 3 (Moderate)" in page.inner_text(".players")
+    page.screenshot(path=str(_shot_path(tmp_path, "web-automa.png")), full_page=False)
+    page.keyboard.press("End")
+    assert log_lines(g)[-1] in page.inner_text("#log")
+    # a game against the Automa started from the form: its card lines show in the decision log
+    page.goto(url + "/")
+    page.select_option("select[name=players]", "2")
+    page.fill("input[name=opponents]", "automa:level=2")
+    page.fill("input[name=seed]", "5")
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+    page.wait_for_selector("button.move")
+    for _ in range(60):
+        if "draws card" in page.inner_text("#log") or page.evaluate("document.body.dataset.over") == "1":
+            break
+        version = page.evaluate("document.body.dataset.version")
+        page.locator("button.move").first.click()
+        page.wait_for_function(f"document.body.dataset.version !== '{version}' && document.body.dataset.busy === '0'")
+    st = page.evaluate("window.clansPlay.state")
+    rec = page.request.get(f"{url}/api/games/{st['id']}/record").json()
+    played = Game.replay(GameConfig.from_dict(rec["config"]), rec["actions"])
+    drawn = [x for x in log_lines(played) if "draws card" in x]
+    assert drawn and drawn[-1] in page.inner_text("#log")
+    assert page.locator("#log .automa-lines li").count() >= len(drawn)
+    assert "Automa level 2 (Easy)" in page.inner_text(".players")

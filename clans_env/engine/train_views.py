@@ -69,9 +69,11 @@ def train_text(g) -> str:
         claims = ",".join(f"P{p}#{k}" for p, k in m["claims"].items())
         parts.append(f"Milestone {m['tile']}{' [' + claims + ']' if claims else ''}")
     if "trains" in v:
-        tr = " ".join(f"P{p}@{x}{'(tilted)' if v['tilted'][p] else ''}" for p, x in enumerate(v["trains"]))
+        automa = g.config.automa or {}        # an Automa has no Train (automa.md §6.3)
+        tr = " ".join(f"P{p}@{x}{'(tilted)' if v['tilted'][p] else ''}" for p, x in enumerate(v["trains"])
+                      if p not in automa)
         if "mini_trains" in v:
-            tr += " minis " + " ".join(f"P{p}@{x}" for p, x in enumerate(v["mini_trains"]))
+            tr += " minis " + " ".join(f"P{p}@{x}" for p, x in enumerate(v["mini_trains"]) if p not in automa)
         parts.append(f"Trains {tr} | deliveries {v['deliveries']} markers {v['markers']}")
         dem = " ".join(f"{l['id']}:{'+'.join(f'{q}{k}' for k, q in l['demand'].items()) or '-'}"
                        f"{'*' if l['demand_used'] else ''}/b{l['delivery_bonus']}" for l in v["locations"])

@@ -145,6 +145,20 @@
     return s + "</section>";
   }
 
+  // the Automa's turns resolved inside one decision (its card drawn and the action carried out: the game
+  // record's lines, as render_text and clans play show them)
+  function automaLinesHTML(lines, cls) {
+    if (!lines || !lines.length) return "";
+    return '<ul class="' + (cls || "automa-lines") + '">' + lines.map((l) => "<li>" + esc(l) + "</li>").join("") + "</ul>";
+  }
+
+  function automaBoardHTML(a) {
+    if (!a) return "";
+    return '<div class="automa-board">Automa level ' + esc(a.level) + " (" + esc(a.level_name) + ") &middot; action card " +
+      esc(a.action_card || "-") + " &middot; support card " + esc(a.support_card || "-") + " &middot; unit pointer " +
+      esc(a.unit_pointer) + " &middot; " + esc(a.cards_in_pile) + " cards in its pile</div>";
+  }
+
   function contractList(list) {
     return list.length ? list.map((c) => "#" + c.id + " (" + esc(c.need) + " &rarr; " + esc(c.gain) + ")").join("; ") : "-";
   }
@@ -158,7 +172,7 @@
       const tech = (pl.technology.woodcutter ? "woodcutter " : "") + (pl.technology.miner ? "miner" : "");
       s += '<div class="pboard" data-seat="' + p + '" style="border-color:' + colours[p] + '"><h4>' + swatch(colours[p]) +
         esc(seatLabel(p, names)) + (pl.clan ? " &middot; " + esc(pl.clan) : "") + (pl.passed ? " (passed)" : "") + "</h4>" +
-        '<div class="money">£' + pl.money + " &middot; glory " + pl.glory + " &middot; est. " + frame.vp_estimate[p] + " VP</div>" +
+        automaBoardHTML(pl.automa) + '<div class="money">£' + pl.money + " &middot; glory " + pl.glory + " &middot; est. " + frame.vp_estimate[p] + " VP</div>" +
         "<div>goods: " + goods + "</div><div>units left: " + left + "</div>" +
         "<div>units on map: " + pl.units_on_map + "</div><div>Shipping: " + esc(pl.shipping_name) +
         " &middot; Technology: " + (tech || "-") + "</div><div>Merchants: " + pl.merchants.in_stock + " in stock, " +
@@ -267,7 +281,8 @@
     const slider = document.getElementById("slider");
     const logEl = document.getElementById("log");
     logEl.innerHTML = d.moves.map((m) => '<li data-i="' + m.index + '"><span class="swatch" style="background:' +
-      d.colours[m.player] + '"></span>' + esc(seatLabel(m.player, names)) + " " + esc(m.kind) + ": " + esc(m.text) + "</li>").join("");
+      d.colours[m.player] + '"></span>' + esc(seatLabel(m.player, names)) + " " + esc(m.kind) + ": " + esc(m.text) +
+      automaLinesHTML(m.automa) + "</li>").join("");
     const logItems = logEl.children;
     const starts = Object.keys(d.round_starts).map((k) => d.round_starts[k]).sort((a, b) => a - b);
     let i = 0, shown = -1;
@@ -283,7 +298,10 @@
       const last = d.moves[i - 1];
       document.getElementById("move").innerHTML = last ? "Last decision <b>#" + last.index + "</b> by " +
         swatch(d.colours[last.player]) + "<b>" + esc(seatLabel(last.player, names)) + "</b> (" + esc(last.kind) + "): <b>" +
-        esc(last.text) + '</b><div class="asked">' + esc(last.question) + "</div>" : "Start of the game (before the first decision)";
+        esc(last.text) + '</b><div class="asked">' + esc(last.question) + "</div>" +
+        (last.automa && last.automa.length ? '<div class="automa-now">then the Automa:' + automaLinesHTML(last.automa) + "</div>" : "") :
+        "Start of the game (before the first decision)" + (d.automa_start && d.automa_start.length ?
+          '<div class="automa-now">the Automa:' + automaLinesHTML(d.automa_start) + "</div>" : "");
       for (const el of logEl.querySelectorAll(".now")) el.classList.remove("now");
       if (last && logItems[i - 1]) logItems[i - 1].classList.add("now");
       document.body.dataset.step = String(i);
@@ -298,7 +316,7 @@
     document.getElementById("nextround").onclick = nextRound;
     document.getElementById("prevround").onclick = prevRound;
     slider.oninput = () => go(parseInt(slider.value, 10));
-    logEl.onclick = (ev) => { const li = ev.target.closest("li"); if (li) go(parseInt(li.dataset.i, 10) + 1); };
+    logEl.onclick = (ev) => { const li = ev.target.closest("li[data-i]"); if (li) go(parseInt(li.dataset.i, 10) + 1); };
     document.addEventListener("keydown", (ev) => {
       if (ev.target && ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
       const keys = { ArrowRight: () => go(i + 1), ArrowLeft: () => go(i - 1), ArrowDown: nextRound, PageDown: nextRound,
@@ -339,7 +357,7 @@
         (m.space !== null ? ' data-space="' + m.space + '"' : "") + ">" + esc(m.name) + (m.detail ? ' <span class="detail">' +
         esc(m.detail) + "</span>" : "") + "</button>").join("") || (st.frame.terminal ? "<i>the game is over</i>" : "");
       document.getElementById("log").innerHTML = st.log.slice().reverse().map((e) => "<li>" + swatch(st.colours[e.player]) +
-        "#" + e.index + " " + esc(seatLabel(e.player, st.names)) + ": " + esc(e.text) + "</li>").join("");
+        "#" + e.index + " " + esc(seatLabel(e.player, st.names)) + ": " + esc(e.text) + automaLinesHTML(e.automa) + "</li>").join("");
       document.getElementById("saved").innerHTML = st.saved_as ? 'saved: <a href="/replay?file=' + encodeURIComponent(st.saved_as) +
         '">' + esc(st.saved_as) + "</a>" : "";
       document.body.dataset.version = String(st.version);
