@@ -32,7 +32,7 @@ from rich.text import Text
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
-from clans_env.engine.views import contract_parts
+from clans_env.engine.views import automa_record, contract_parts
 from clans_env.engine.board import KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from clans_env.engine.config import CLAN_SELECTIONS
 from clans_env.engine.rules.common import placement_cost, price, reach
@@ -428,12 +428,7 @@ class _EndOfInput(Exception):
     pass
 
 
-def automa_lines(game: Game) -> list[str]:
-    """The game record of the Automa's turns (empty without an Automa)."""
-    if not game.config.automa:
-        return []
-    from clans_env.engine.rules.automa import log_lines
-    return log_lines(game)
+automa_lines = automa_record          # the game record of the Automa's turns (engine views.automa_record)
 
 
 def human_decision_points(config: GameConfig, actions: list[int], seat: int) -> list[int]:

@@ -20,7 +20,7 @@ from clans_env.engine.board import KIND_LOCH, KIND_PORT, LAND_FOREST
 from clans_env.engine.records import GameFileError
 from clans_env.engine.rules.common import placement_cost
 from clans_env.engine.state import K_PLACE, PLACE_CLAN, PLACE_FREE
-from clans_env.engine.views import contract_parts
+from clans_env.engine.views import automa_record, contract_parts
 from clans_env.render.map_image import (
     BORDER_COLOUR, CENTRAL_LOCH_COLOUR, COLOURS, LOCH_COLOUR, MIST_COLOUR, MODULE_LINE, PLAYER_COLOURS,
     PORT_COLOUR, RIVER_COLOUR, edge_segment, hex_corners, wedge_owners,
@@ -253,14 +253,7 @@ def seat_names(meta: dict, n: int, automa: dict | None = None) -> list[str]:
     return [f"automa:level={automa[p]}" if p in automa else f"P{p}" for p in range(n)]
 
 
-def automa_lines(game: Game) -> list[str]:
-    """The game record of the Automa's turns, as ``render_text`` and ``clans play`` show it (empty without
-    an Automa): its cards and resolved actions happen inside ``Game.apply``, so a decision's lines are the
-    ones this list gains while it is applied."""
-    if not game.config.automa:
-        return []
-    from clans_env.engine.rules.automa import log_lines
-    return log_lines(game)
+automa_lines = automa_record          # the game record of the Automa's turns (engine views.automa_record)
 
 
 def replay_data(record: dict, meta: dict, source: str = "") -> dict:

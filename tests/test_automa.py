@@ -683,11 +683,13 @@ def test_observation_does_not_show_the_draw_pile():
     assert (a == b).all()
 
 
-def test_pettingzoo_agents_exclude_the_automa():
+@pytest.mark.parametrize("options", [{}, {"industria": True}])      # industria: the Train module too (A14)
+def test_pettingzoo_agents_exclude_the_automa(options):
     import clans_env
-    env = clans_env.env(num_players=3, automa={1: 4})
+    env = clans_env.env(num_players=3, automa={1: 4}, **options)
     env.reset(seed=3)
     assert env.possible_agents == ["player_0", "player_2"]
+    assert env.unwrapped.game.config.trains == bool(options)
     rng = random.Random(0)
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
@@ -698,6 +700,8 @@ def test_pettingzoo_agents_exclude_the_automa():
         legal = [i for i, m in enumerate(obs["action_mask"]) if m]
         env.step(rng.choice(legal))
     assert env.unwrapped.game.is_terminal()
+    if options:
+        assert env.unwrapped.game.final_scores()[1]["delivery_track"] == AU.ROUND5_VP_TRAIN[3]
 
 
 def test_single_agent_env_automa_opponent():

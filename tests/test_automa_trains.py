@@ -301,25 +301,13 @@ def test_milestone_variants_with_the_automa(variant):
 
 
 # ---- environments ------------------------------------------------------------------------------------
-def test_pettingzoo_and_single_agent_env_with_automa_and_trains():
+def test_single_agent_env_with_automa_and_trains():
+    """SingleAgentEnv against the Automa with the Train module (the PettingZoo env: test_automa.py
+    ``test_pettingzoo_agents_exclude_the_automa[options1]``)."""
     import numpy as np
 
-    import clans_env
     from clans_env.wrappers import SingleAgentEnv
 
-    env = clans_env.env(num_players=3, automa={1: 4}, industria=True)
-    env.reset(seed=3)
-    assert env.possible_agents == ["player_0", "player_2"] and env.unwrapped.game.config.trains
-    rng = random.Random(0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        assert agent != "player_1"
-        env.step(rng.choice([i for i, m in enumerate(obs["action_mask"]) if m]))
-    game = env.unwrapped.game
-    assert game.is_terminal() and game.final_scores()[1]["delivery_track"] == AU.ROUND5_VP_TRAIN[3]
     senv = SingleAgentEnv(num_players=2, opponents="automa:level=5", learner_seat="random", industria=True)
     senv.reset(seed=8)
     assert senv.game.config.trains and senv.game.config.automa == {1 - senv.learner_seat: 5}

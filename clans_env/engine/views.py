@@ -97,11 +97,16 @@ def public_state(g) -> dict:
         "pass_order": list(g.pass_order),
         "players": players,
         **({"industria": industria_view(g)} if g.config.industria_modules or g.config.milestones else {}),
-        **({"automa_record": _automa_record(g)} if g.config.automa else {}),
+        **({"automa_record": automa_record(g)} if g.config.automa else {}),
     }
 
 
-def _automa_record(g) -> list[str]:
+def automa_record(g) -> list[str]:
+    """The game record of the Automa's turns (``rules.automa.log_lines``; empty without an Automa). Its
+    cards and actions are resolved inside ``Game.apply``, so the lines a decision adds are the Automa's turns
+    that followed it (``clans play`` prints them, the web viewer lists them under the decision)."""
+    if not g.config.automa:
+        return []
     from .rules.automa import log_lines
     return log_lines(g)
 
