@@ -300,6 +300,22 @@ def test_milestone_variants_with_the_automa(variant):
     assert one.final_scores()[0]["milestones"] == TM.SOLO_MILESTONE_VP[1]
 
 
+def test_determinize_reshuffles_the_automa_pile_and_the_demand_pile_only():
+    """A13 and the Train module's hidden Demand pile: both hidden piles (the Automa's cards, the Demand
+    tiles) are reshuffled; the Train map's public tiles and pieces stay."""
+    g = position(2, {1: 3})
+    piles, demands = set(), set()
+    for seed in range(6):
+        d = g.determinize(seed)
+        assert sorted(AU.pile(d, 1, "pile")) == sorted(AU.pile(g, 1, "pile"))
+        assert sorted(d.misc[TR.PILE]) == sorted(g.misc[TR.PILE])
+        for k in (TR.DEMAND, TR.REFILL, TR.BONUS, TR.AT, MS.MS, TR.SOLO_DONE):
+            assert d.misc[k] == g.misc[k]
+        piles.add(tuple(AU.pile(d, 1, "pile")))
+        demands.add(tuple(d.misc[TR.PILE]))
+    assert len(piles) > 1 and len(demands) > 1
+
+
 # ---- environments ------------------------------------------------------------------------------------
 def test_single_agent_env_with_automa_and_trains():
     """SingleAgentEnv against the Automa with the Train module (the PettingZoo env: test_automa.py

@@ -56,11 +56,13 @@ def train_players(g) -> int:
 
 
 def side(g) -> TM.TrainSide:
-    return _SIDES[train_players(g)]
+    a = g.config.automa               # train_players(g), inline: a hot path
+    return _SIDES[g.num_players - len(a) if a else g.num_players]
 
 
 def has_minis(g) -> bool:
-    return train_players(g) == 2
+    a = g.config.automa
+    return (g.num_players - len(a) if a else g.num_players) == 2
 
 
 def solo(g) -> bool:
