@@ -280,7 +280,7 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     on p's other piece."""
     misc = g.misc
     at = misc[AT]
-    minis = misc[MINI] if g.num_players == 2 else None
+    minis = misc.get(MINI)             # 2-player Train games only (R15.2; with Automas: two players, A14)
     if piece == MINITRAIN:
         start, other = minis[p], at[p]
     else:
