@@ -428,9 +428,6 @@ class _EndOfInput(Exception):
     pass
 
 
-automa_lines = automa_record          # the game record of the Automa's turns (engine views.automa_record)
-
-
 def human_decision_points(config: GameConfig, actions: list[int], seat: int) -> list[int]:
     """Indices into ``actions`` at which ``seat`` made the decision (replaying from setup)."""
     g = Game(config)
@@ -504,9 +501,9 @@ class PlaySession:
         g = self.game
         before_round, before_phase = g.round, g.phase
         before = g.clone() if PHASE_NAMES[before_phase] == "action" else None
-        seen = len(automa_lines(g))
+        seen = len(automa_record(g))
         g.apply(action)
-        for line in automa_lines(g)[seen:]:         # the Automa's turns, resolved inside apply
+        for line in automa_record(g)[seen:]:        # the Automa's turns, resolved inside apply
             self.say(Text("  " + line, style="magenta"))
         if before is not None and (g.phase != before_phase or g.round != before_round):
             # this move ended the action phase: Production follows (within the same move when nobody has a

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine.records import write_record
+from clans_env.engine.views import automa_record
 
-from .views import PLAYER_COLOURS, automa_lines, frame, legal_moves, map_svg
+from .views import PLAYER_COLOURS, frame, legal_moves, map_svg
 
 #: resource bounds on the bots a request may ask for
 MAX_SIMS = 5000
@@ -97,9 +98,9 @@ class WebGame:
         if not g.config.automa:
             g.apply(action)
             return
-        seen = len(automa_lines(g))
+        seen = len(automa_record(g))
         g.apply(action)
-        entry["automa"] = automa_lines(g)[seen:]
+        entry["automa"] = automa_record(g)[seen:]
 
     def move(self, action: int, version: int) -> None:
         g = self.game

@@ -253,9 +253,6 @@ def seat_names(meta: dict, n: int, automa: dict | None = None) -> list[str]:
     return [f"automa:level={automa[p]}" if p in automa else f"P{p}" for p in range(n)]
 
 
-automa_lines = automa_record          # the game record of the Automa's turns (engine views.automa_record)
-
-
 def replay_data(record: dict, meta: dict, source: str = "") -> dict:
     """A replay as the page steps through it: the map, a frame per position (``frames[0]`` before
     the first decision, ``frames[i + 1]`` after decision ``i``), each decision's description, who
@@ -269,7 +266,7 @@ def replay_data(record: dict, meta: dict, source: str = "") -> dict:
     frames = [frame(game)]
     moves = []
     round_starts = {game.round: 0}
-    seen = automa_lines(game)
+    seen = automa_record(game)
     automa_start = list(seen)
     for i, a in enumerate(record["actions"]):
         p = game.current_player
@@ -283,7 +280,7 @@ def replay_data(record: dict, meta: dict, source: str = "") -> dict:
         move = {"index": i, "player": p, "who": names[p] if p is not None else "", "kind": kind,
                 "question": question, "action": a, "text": text, "round": frames[-1]["round"]}
         if config.automa:                # the Automa's cards and actions resolved inside this decision's apply
-            lines = automa_lines(game)
+            lines = automa_record(game)
             move["automa"] = lines[len(seen):]
             seen = lines
         moves.append(move)

@@ -147,9 +147,9 @@
 
   // the Automa's turns resolved inside one decision (its card drawn and the action carried out: the game
   // record's lines, as render_text and clans play show them)
-  function automaLinesHTML(lines, cls) {
+  function automaLinesHTML(lines) {
     if (!lines || !lines.length) return "";
-    return '<ul class="' + (cls || "automa-lines") + '">' + lines.map((l) => "<li>" + esc(l) + "</li>").join("") + "</ul>";
+    return '<ul class="automa-lines">' + lines.map((l) => "<li>" + esc(l) + "</li>").join("") + "</ul>";
   }
 
   function automaBoardHTML(a) {
