@@ -4,8 +4,8 @@ both seats), with 95% Wilson intervals on the win rate, and the Automa's own mea
 (a check on the implementation: level 5 should score clearly more than level 1).
 
     python benchmarks/automa_yardstick.py --agents random heuristic --games 20        # a quick look
-    python benchmarks/automa_yardstick.py --games 100 --workers 2 --out runs/automa_yardstick.json
-    # the full table: random, heuristic, MCTS at two budgets, the shipped PPO model (the default agents)
+    python benchmarks/automa_yardstick.py --games 100 --seed 100 --workers 2 --out runs/automa_yardstick.json
+    # the full table (docs/automa.md): the default agents below, about 2 hours on 2 cores
 
 A win is a finish ahead of the Automa (a tie on VP and money counts half, as in the tournaments).
 """
@@ -21,8 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-DEFAULT_AGENTS = ("random", "heuristic", "mcts:sims=50", "mcts:sims=200",
-                  f"ppo:path={ROOT / 'models' / 'ppo_2p' / 'model.pt'}")
+#: the reference agents: random, heuristic, MCTS at two budgets, the shipped PPO model, the AlphaZero-style
+#: agent (search with 32 simulations) and its network alone (played as a policy)
+DEFAULT_AGENTS = ("random", "heuristic", "mcts:sims=25", "mcts:sims=50",
+                  f"ppo:path={ROOT / 'models' / 'ppo_2p' / 'model.pt'}",
+                  f"az:path={ROOT / 'models' / 'az_2p' / 'model.pt'},sims=32",
+                  f"ppo:path={ROOT / 'models' / 'az_2p' / 'model.pt'}")
 LEVELS = (1, 2, 3, 4, 5)
 
 
@@ -59,18 +63,49 @@ def format_table(cells: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown_table(cells: list[dict], names: dict | None = None) -> str:
+    """One row per agent, one column per level: win rate [95% interval]; then the Automa's mean VP per
+    level over all the cells (the docs/automa.md table)."""
+    names = names or {}
+    levels = sorted({c["level"] for c in cells})
+    agents = list(dict.fromkeys(c["agent"] for c in cells))
+    by = {(c["agent"], c["level"]): c for c in cells}
+    lines = ["| agent | games per level | " + " | ".join(f"L{lv}" for lv in levels) + " |",
+             "|---|---:|" + "---|" * len(levels)]
+    for a in agents:
+        row = []
+        for lv in levels:
+            c = by.get((a, lv))
+            row.append("-" if c is None else f"{c['win_rate']:.2f} [{c['win_rate_ci95'][0]:.2f}, {c['win_rate_ci95'][1]:.2f}]")
+        games = sorted({by[(a, lv)]["games"] for lv in levels if (a, lv) in by})
+        lines.append(f"| {names.get(a, '`' + a + '`')} | {'/'.join(map(str, games))} | " + " | ".join(row) + " |")
+    means = []
+    for lv in levels:
+        v = [(c["automa_mean_score"], c["games"]) for c in cells if c["level"] == lv]
+        means.append(f"{sum(m * n for m, n in v) / sum(n for _, n in v):.1f}")
+    lines.append("| the Automa's mean VP (all its games) | | " + " | ".join(means) + " |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), metavar="SPEC",
-                    help="agent specs (agents.make syntax); default: random, heuristic, mcts:sims=50, "
-                         "mcts:sims=200 and the shipped PPO model")
+                    help="agent specs (agents.make syntax); default: random, heuristic, mcts:sims=25, "
+                         "mcts:sims=50, the shipped PPO model, the AlphaZero agent (32 simulations) and its "
+                         "network alone")
     ap.add_argument("--levels", nargs="+", type=int, default=list(LEVELS), choices=LEVELS)
     ap.add_argument("--games", type=int, default=100, help="games per (agent, level) cell (default 100)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None, help="write every cell as JSON here")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--table", nargs="+", metavar="RESULT.json",
+                    help="print the markdown table of these saved results (--out files) and exit; no games")
     args = ap.parse_args(argv)
+    if args.table:
+        cells = [c for f in args.table for c in json.loads(Path(f).read_text())["cells"]]
+        print(markdown_table(cells))
+        return 0
     from agents import parse_spec
     for spec in args.agents:
         parse_spec(spec)                      # a bad spec fails before any game
