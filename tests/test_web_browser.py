@@ -126,15 +126,20 @@ def test_replay_steps_and_unit_markers_match_public_state(page, served, tmp_path
     page.screenshot(path=str(_shot_path(tmp_path, "web-replay.png")), full_page=False)
 
 
-def test_play_a_whole_game_by_clicking(page, served, tmp_path):
-    t0 = time.monotonic()
-    page.goto(served["url"] + "/")
+def start_from_the_form(page, url: str, opponents: str, seed: int) -> None:
+    """A 2-player game started from the new-game form, its first decision on screen."""
+    page.goto(url + "/")
     page.select_option("select[name=players]", "2")
-    page.fill("input[name=opponents]", "random")
-    page.fill("input[name=seed]", "7")
+    page.fill("input[name=opponents]", opponents)
+    page.fill("input[name=seed]", str(seed))
     page.click("#start")
     page.wait_for_url("**/play/*")
     page.wait_for_selector("button.move")
+
+
+def test_play_a_whole_game_by_clicking(page, served, tmp_path):
+    t0 = time.monotonic()
+    start_from_the_form(page, served["url"], "random", 7)
     clicked_space = expanding = shot = False
     for _ in range(1000):
         if page.evaluate("document.body.dataset.over") == "1":
@@ -281,13 +286,7 @@ def test_automa_game_replays_and_plays_with_its_cards_shown(page, automa_served,
     page.keyboard.press("End")
     assert log_lines(g)[-1] in page.inner_text("#log")
     # a game against the Automa started from the form: its card lines show in the decision log
-    page.goto(url + "/")
-    page.select_option("select[name=players]", "2")
-    page.fill("input[name=opponents]", "automa:level=2")
-    page.fill("input[name=seed]", "5")
-    page.click("#start")
-    page.wait_for_url("**/play/*")
-    page.wait_for_selector("button.move")
+    start_from_the_form(page, url, "automa:level=2", 5)
     for _ in range(60):
         if "draws card" in page.inner_text("#log") or page.evaluate("document.body.dataset.over") == "1":
             break
