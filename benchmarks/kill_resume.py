@@ -130,8 +130,11 @@ class Launcher:
         if kill_after is not None:
             ready, _, _ = select.select([self.proc.stdout], [], [], kill_after)
             if not ready:
-                os.kill(pid, signal.SIGKILL)
-                killed = True
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed = True
+                except ProcessLookupError:      # it ended (and was reaped) just as the time ran out
+                    pass
         status = json.loads(self.proc.stdout.readline())["status"]
         if os.WIFSIGNALED(status):
             return None, killed or os.WTERMSIG(status) == signal.SIGKILL
