@@ -33,6 +33,25 @@ def bits(mask: int):
         mask ^= low
 
 
+def components(mask: int, adjacency) -> list[int]:
+    """The connected parts of the space set ``mask`` (bit sets, lowest space first), spaces joined when
+    ``adjacency[s]`` (a bit set per space) links them: settlements, herds, groups."""
+    comps = []
+    left = mask
+    while left:
+        comp = frontier = left & -left
+        while frontier:
+            grow = 0
+            for s in bits(frontier):
+                grow |= adjacency[s]
+            grow &= mask & ~comp
+            comp |= grow
+            frontier = grow
+        comps.append(comp)
+        left &= ~comp
+    return comps
+
+
 class Topology:
     __slots__ = ("board", "num_players", "num_spaces", "active", "land_mask", "loch_mask", "port_mask",
                  "unit_mask", "cost", "cost_le", "border", "delta", "neighbours", "reach", "port_space",

@@ -29,7 +29,7 @@ from functools import lru_cache
 from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import K_CLAN, K_MAIN, PLACE_EXPAND
-from ..topology import bits
+from ..topology import bits, components
 from . import register
 from .base import Clan
 
@@ -56,22 +56,7 @@ def herds(game, p: int) -> tuple[int, ...]:
 @lru_cache(maxsize=4096)
 def _herds(board, sheep: int) -> tuple[int, ...]:
     from .macdonald import adjacency_masks
-    adj = adjacency_masks(board)
-    left = sheep
-    out = []
-    while left:
-        comp = frontier = left & -left
-        while frontier:
-            grow = 0
-            for s in bits(frontier):
-                grow |= adj[s]
-            grow &= left & ~comp
-            comp |= grow
-            frontier = grow
-        if comp.bit_count() >= 2:
-            out.append(comp)
-        left &= ~comp
-    return tuple(out)
+    return tuple(c for c in components(sheep, adjacency_masks(board)) if c.bit_count() >= 2)
 
 
 def _single(game, space: int) -> bool:

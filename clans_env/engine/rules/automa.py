@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .. import data as D
 from ..actions import BUY, SELL
 from ..board import MODULE_NAMES, hex_distance
-from ..topology import bits
+from ..topology import bits, components
 from . import farmers_markets as FM
 from .common import expand_targets, move_price, placement_cost, place_unit, reach
 from .fulfil import record_fulfilled
@@ -406,20 +406,7 @@ def unclaimed_ports(g, p: int, modules) -> int:
 
 def settlement_groups(g, spaces: int, shipping: int) -> list[tuple[int, int]]:
     """(spaces, Settlements) of each group of Settlements within Shipping reach of each other."""
-    nb = g.topo.neighbours
-    comps = []
-    left = spaces
-    while left:
-        comp = frontier = left & -left
-        while frontier:
-            grow = 0
-            for s in bits(frontier):
-                grow |= nb[s]
-            grow &= spaces & ~comp
-            comp |= grow
-            frontier = grow
-        comps.append(comp)
-        left &= ~comp
+    comps = components(spaces, g.topo.neighbours)
     table = g.topo.reach[shipping]
     reach_of = []
     for comp in comps:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import data as D
-from ..topology import bits
+from ..topology import bits, components
 
 
 # ---- Scoring tiles (player aid numbering; 9 is Kickstarter) ------------------------------------
@@ -63,23 +63,7 @@ def settlements(g, p: int) -> list[int]:
     st = g.misc.get("tr_station")
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
         own |= 1 << st[p]
-    nb = g.topo.neighbours
-    comps = []
-    left = own
-    while left:
-        start = left & -left
-        comp = start
-        frontier = start
-        while frontier:
-            grow = 0
-            for s in bits(frontier):
-                grow |= nb[s]
-            grow &= own & ~comp
-            comp |= grow
-            frontier = grow
-        comps.append(comp)
-        left &= ~comp
-    return comps
+    return components(own, g.topo.neighbours)
 
 
 def connected_settlements(g, p: int) -> int:
