@@ -190,27 +190,30 @@ def tunnel_open(g, p: int, a: int, b: int) -> bool:
     return spot < 0 or MS.claimed_by(g, spot, p)
 
 
-def _others_at(g, p: int, loc: int) -> list[tuple[int, int]]:
-    """(player, piece) of other players' Trains (and Mini-trains) on ``loc``."""
-    out = []
-    for q, x in enumerate(g.misc[AT]):
-        if q != p and x == loc:
-            out.append((q, TRAIN))
-    if has_minis(g):
-        for q, x in enumerate(g.misc[MINI]):
-            if q != p and x == loc:
-                out.append((q, MINITRAIN))
-    return out
+def others_on(g, p: int) -> dict:
+    """Location -> the other players' pieces there, as a bit set (bit 2q: q's Train, 2q + 1: q's Mini-train).
+    R13.5 / R15.7: the fee counts each piece met once, so a movement's fee is the bits of its locations."""
+    misc = g.misc
+    occupied: dict = {}
+    for q, x in enumerate(misc[AT]):
+        if q != p and x >= 0:
+            occupied[x] = occupied.get(x, 0) | 1 << 2 * q
+    minis = misc.get(MINI)
+    if minis:
+        for q, x in enumerate(minis):
+            if q != p and x >= 0:
+                occupied[x] = occupied.get(x, 0) | 1 << 2 * q + 1
+    return occupied
 
 
 def fee(g, p: int, locs) -> int:
     """R13.5: £3 per player whose Train is on a location passed or reached (each player once); 2 players,
     R15.7: £3 per opponent Train or Mini-train met; own trains never pay (R15.6)."""
-    met = set()
+    occupied = others_on(g, p)
+    met = 0
     for loc in locs:
-        for q, piece in _others_at(g, p, loc):
-            met.add((q, piece) if has_minis(g) else q)
-    return TM.PASS_FEE * len(met)
+        met |= occupied.get(loc, 0)
+    return TM.PASS_FEE * met.bit_count()
 
 
 def demand_spot_tile(g, loc: int) -> tuple[int, int]:
@@ -291,14 +294,7 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     if not ends:
         return out
     money = g.players[p].money
-    occupied: dict = {}                 # location -> bit set of the other pieces there (bit 2q: Train, 2q+1: Mini)
-    for q, x in enumerate(at):
-        if q != p and x >= 0:
-            occupied[x] = occupied.get(x, 0) | 1 << 2 * q
-    if minis:
-        for q, x in enumerate(minis):
-            if q != p and x >= 0:
-                occupied[x] = occupied.get(x, 0) | 1 << 2 * q + 1
+    occupied = others_on(g, p)
     n = g.num_players
     claims = misc[MS.CLAIMS]
     unlocked = 0                        # Milestone spots p claimed: their City or Tunnel is open for p
