@@ -3,6 +3,7 @@ time with its network forward pass alone beside it.
 
     python benchmarks/ppo_speed.py                      # this checkout
     python benchmarks/ppo_speed.py --baseline main      # also a git revision, alternating, with ratios
+    python benchmarks/ppo_speed.py --only collect --warm --baseline main    # steady-state collection
 
 Collection is ``training.selfplay.collect`` in this process (no subprocess workers, one torch
 thread) with the default ``PPOConfig`` (2 players, 32 games side by side, opponents drawn per
@@ -32,8 +33,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, "models", "ppo_2p", "model.pt")
 
 
-def measure_collect(samples: int = 3000, seed: int = 0) -> dict:
-    """Learner steps per second of one ``collect`` call of at least ``samples`` samples."""
+def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> dict:
+    """Learner steps per second of one ``collect`` call of at least ``samples`` samples; ``warm``:
+    time the second of two identical calls, as in a training run's steady state (the first call
+    also pays for touching fresh memory, which is slow on these virtual machines)."""
     import copy
 
     import torch
@@ -52,6 +55,8 @@ def measure_collect(samples: int = 3000, seed: int = 0) -> dict:
     encoder = make_encoder(config.num_players, config.game_options)
     learner = build_network(config, encoder.size, NUM_ACTIONS).eval()
     pool = [copy.deepcopy(learner), copy.deepcopy(learner)]
+    if warm:
+        collect(config, encoder, learner, pool, seed, samples, config.num_envs)
     t = time.perf_counter()
     r = collect(config, encoder, learner, pool, seed, samples, config.num_envs)
     wall = time.perf_counter() - t
@@ -119,9 +124,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     ap.add_argument("--only", choices=["collect", "move"], help="measure only one of the two")
+    ap.add_argument("--warm", action="store_true", help="time the second of two identical collections")
     args = ap.parse_args()
     parts = [p for p in ("collect", "move") if args.only in (None, p)]
-    calls = {"collect": f"measure_collect({args.samples}, {args.seed})",
+    calls = {"collect": f"measure_collect({args.samples}, {args.seed}, {args.warm})",
              "move": f"measure_move({args.positions}, 5, {args.seed})"}
     with checkouts(args.baseline, prefix="clans-ppo-baseline-") as versions:
         res: dict = {(name, p): [] for name in versions for p in parts}
@@ -129,7 +135,8 @@ def main() -> None:
             for p in parts:
                 for name, path in versions.items():
                     res[(name, p)].append(measure_in(path, "ppo_speed", calls[p]))
-    print(f"PPO speed: best of {args.rounds} alternating rounds, Python {sys.version.split()[0]}, one torch thread")
+    print(f"PPO speed: best of {args.rounds} alternating rounds, Python {sys.version.split()[0]}, one torch thread"
+          + (", collection timed on a second, warm call" if args.warm else ""))
     best = {}
     for name in versions:
         if "collect" in parts:

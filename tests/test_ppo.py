@@ -201,6 +201,79 @@ def test_collection_is_reproducible_and_only_learner_decisions_are_samples(encod
     assert np.allclose(a.seat_targets[:, 0], -a.seat_targets[:, 1])
 
 
+class _RecordingEncoder:
+    """The real encoder, remembering every position it encoded (seed, seat, legal mask, observation)."""
+
+    def __init__(self, encoder):
+        self.inner, self.size, self.calls = encoder, encoder.size, []
+
+    def encode(self, game, seat):
+        obs = self.inner.encode(game, seat)
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[game.legal_actions()] = True
+        self.calls.append((game.config.seed, seat, mask, obs.copy()))
+        return obs
+
+
+@pytest.mark.parametrize("mirror", [True, False])
+def test_samples_are_the_observations_and_masks_of_the_recorded_positions(encoder, mirror):
+    """Samples are encoded in place into growing arrays (``SampleRows``), or copied there from a
+    scratch batch when only some seats of a network train (a mirror game with
+    ``train_on_mirror=False``). Either way, with room for 1 sample at the start or for all of them,
+    sample k is exactly the k-th trained position the network was asked about: its observation and
+    its legal mask."""
+    from training.selfplay import MatchRunner, OpponentSampler
+    cfg = tiny_config(opponent_weights={"current": 1.0}, train_on_mirror=mirror)
+    net = build_network(cfg, encoder.size, NUM_ACTIONS)
+
+    def run(room):
+        rec = _RecordingEncoder(encoder)
+        rng = np.random.default_rng(5)
+        sampler = OpponentSampler(cfg, 0, False)
+        runner = MatchRunner(2, rec, {"learner": net})
+        return runner.play(lambda n: sampler.sample(rng) if n < 60 else None, 3, rng, expected_samples=room), rec
+
+    (small, rec), (large, _) = run(1), run(10_000)
+    assert len(small) >= 60 and np.array_equal(small.obs, large.obs) and np.array_equal(small.mask, large.mask)
+    trained = {r.spec.seed: [s for s in range(2) if r.spec.trained[s]] for r in small.results}
+    kept = [c for c in rec.calls if c[1] in trained[c[0]]]
+    assert len(kept) == len(small) and (len(kept) < len(rec.calls)) == (not mirror)
+    for k, (_, _, mask, obs) in enumerate(kept):
+        assert np.array_equal(small.obs[k], obs) and np.array_equal(small.mask[k], mask)
+
+
+def test_inference_reads_the_first_layer_sparsely_and_matches_the_dense_layer(encoder):
+    """Without gradients the first layer multiplies only the input columns some row of the batch
+    uses; on real positions that path is taken and equals the dense layer to float rounding, also
+    after an optimizer step changed the weights (the transposed copy is refreshed)."""
+    games = []
+    for seed in range(24):
+        g = Game(GameConfig(num_players=2, seed=seed))
+        agent = RandomAgent(seed=seed)
+        for _ in range(3 * seed):
+            if g.is_terminal():
+                break
+            g.apply(agent.act(g))
+        if not g.is_terminal():
+            games.append(g)
+    from training.selfplay import encode_batch
+    obs, mask = encode_batch(encoder, games, [g.current_player for g in games])
+    obs_t, mask_t = torch.from_numpy(obs), torch.from_numpy(mask)
+    net = build_network(tiny_config(hidden_sizes=[64, 32]), encoder.size, NUM_ACTIONS)
+    x = torch.cat([obs_t, mask_t.float()], -1)
+    assert 2 * int(x.any(0).sum()) < x.shape[1], "real observations are sparse enough for the sparse path"
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    for step in range(2):
+        with torch.no_grad():
+            sparse_logits, sparse_values = net(obs_t, mask_t)
+        dense_logits, dense_values = net(obs_t, mask_t)        # gradients on: the dense layer
+        assert torch.allclose(sparse_logits, dense_logits, atol=1e-5)
+        assert torch.allclose(sparse_values, dense_values, atol=1e-5)
+        opt.zero_grad()
+        (dense_logits.square().mean() + dense_values.square().mean()).backward()
+        opt.step()
+
+
 # ------------------------------------------------------------------------------------------------
 # training, checkpoints, resume
 def test_tiny_training_run_checkpoint_loads_and_plays_legal_moves(tmp_path, encoder):

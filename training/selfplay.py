@@ -57,15 +57,50 @@ def make_encoder(num_players: int, game_options: dict | None = None):
     return ObservationEncoder(num_players, industria=modules)
 
 
-def encode_batch(encoder, games: list, seats: list[int], legals: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+def encode_batch(encoder, games: list, seats: list[int], legals: list | None = None,
+                 out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Observations [B, obs] (float32) and legal masks [B, NUM_ACTIONS] (bool) for a batch
-    (``legals``: the games' legal lists when the caller has them already)."""
-    obs = np.empty((len(games), encoder.size), dtype=np.float32)
-    mask = np.zeros((len(games), NUM_ACTIONS), dtype=bool)
+    (``legals``: the games' legal lists when the caller has them already; ``out``: arrays of at
+    least B rows to write into, whose first B rows are returned)."""
+    if out is None:
+        obs = np.empty((len(games), encoder.size), dtype=np.float32)
+        mask = np.zeros((len(games), NUM_ACTIONS), dtype=bool)
+    else:
+        obs, mask = out[0][:len(games)], out[1][:len(games)]
+        mask[:] = False
     for i, (g, seat) in enumerate(zip(games, seats)):
         obs[i] = encoder.encode(g, seat)
         mask[i, g.legal_actions() if legals is None else legals[i]] = True
     return obs, mask
+
+
+class SampleRows:
+    """Growing [N, ...] arrays that samples are encoded into in place. Encoding each batch into
+    fresh arrays and stacking the kept rows at the end touched every observation's memory twice;
+    first writes to fresh pages are what collection paid most for after the network."""
+
+    def __init__(self, widths: dict[str, tuple[int, type]], capacity: int):
+        self.widths = widths
+        self.n = 0
+        self.arrays = {k: np.empty((max(1, capacity), w), dtype) for k, (w, dtype) in widths.items()}
+
+    def reserve(self, k: int) -> dict[str, np.ndarray]:
+        """Views of the next ``k`` rows of every array (grown when needed); ``commit(k)`` keeps them."""
+        need = self.n + k
+        cap = len(next(iter(self.arrays.values())))
+        if need > cap:
+            cap = max(need, 2 * cap)
+            for name, a in self.arrays.items():
+                grown = np.empty((cap, a.shape[1]), a.dtype)
+                grown[:self.n] = a[:self.n]
+                self.arrays[name] = grown
+        return {name: a[self.n:need] for name, a in self.arrays.items()}
+
+    def commit(self, k: int) -> None:
+        self.n += k
+
+    def rows(self, name: str) -> np.ndarray:
+        return self.arrays[name][:self.n]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -190,13 +225,16 @@ class MatchRunner:
         return Game(GameConfig(num_players=self.num_players, seed=int(spec.seed), **self.game_options))
 
     def play(self, next_spec, num_slots: int, rng: np.random.Generator, gamma: float = 1.0, lam: float = 0.95,
-             reward: str = "win+score", score_scale: float = 40.0, progress=None) -> Rollout:
+             reward: str = "win+score", score_scale: float = 40.0, progress=None, expected_samples: int = 1024) -> Rollout:
         """Play games from ``next_spec(samples_so_far)`` (a GameSpec, or None to stop starting games)
         on ``num_slots`` slots until every started game has finished. ``progress(samples)`` is
-        called after each finished game."""
+        called after each finished game. ``expected_samples``: room reserved for the samples at
+        the start (more is grown into)."""
         P = self.num_players
         slots: list[_Slot | None] = [None] * num_slots
-        obs_buf, mask_buf, act_buf, logp_buf, val_buf = [], [], [], [], []
+        store = SampleRows({"obs": (self.encoder.size, np.float32), "mask": (NUM_ACTIONS, bool)}, expected_samples)
+        scratch = (np.empty((num_slots, self.encoder.size), np.float32), np.zeros((num_slots, NUM_ACTIONS), bool))
+        act_buf, logp_buf, val_buf = [], [], []
         adv_buf: list = []
         ret_buf: list = []
         seat_buf: list = []
@@ -244,16 +282,26 @@ class MatchRunner:
                     continue
                 games = [slots[i].game for i in asked]
                 seats = [g.current_player for g in games]
-                obs, mask = encode_batch(self.encoder, games, seats, legals)
+                trajs = [slots[i].trajectories.get(seat) for i, seat in zip(asked, seats)]
+                kept = [j for j, traj in enumerate(trajs) if traj is not None]
+                if len(kept) == len(asked):       # every decision becomes a sample: encode in place
+                    rows = store.reserve(len(asked))
+                    obs, mask = encode_batch(self.encoder, games, seats, legals, out=(rows["obs"], rows["mask"]))
+                    store.commit(len(asked))
+                else:
+                    obs, mask = encode_batch(self.encoder, games, seats, legals, out=scratch)
+                    if kept:
+                        rows = store.reserve(len(kept))
+                        rows["obs"][:] = obs[kept]
+                        rows["mask"][:] = mask[kept]
+                        store.commit(len(kept))
                 actions, logp, values = self.nets[key].act(obs, mask, rng=rng, greedy=self.greedy.get(key, False))
                 for j, i in enumerate(asked):
                     a = int(actions[j])
                     chosen[i] = a
-                    traj = slots[i].trajectories.get(seats[j])
+                    traj = trajs[j]
                     if traj is not None:          # a trained seat: the decision becomes a sample
                         traj.append(len(act_buf))
-                        obs_buf.append(obs[j])
-                        mask_buf.append(mask[j])
                         act_buf.append(a)
                         logp_buf.append(logp[j])
                         val_buf.append(values[j])
@@ -287,10 +335,9 @@ class MatchRunner:
             fill()
 
         n = len(act_buf)
-        A = NUM_ACTIONS
         return Rollout(
-            obs=np.stack(obs_buf) if n else np.zeros((0, self.encoder.size), np.float32),
-            mask=np.stack(mask_buf) if n else np.zeros((0, A), bool),
+            obs=store.rows("obs"),
+            mask=store.rows("mask"),
             actions=np.array(act_buf, dtype=np.int64),
             logp=np.array(logp_buf, dtype=np.float32),
             values=np.stack(val_buf).astype(np.float32) if n else np.zeros((0, P), np.float32),
@@ -364,7 +411,9 @@ def collect(config: PPOConfig, encoder, learner: PolicyValueNet, pool: list[Poli
         return sampler.sample(rng) if samples_so_far < target_samples else None
 
     return runner.play(next_spec, num_slots, rng, gamma=config.gamma, lam=config.gae_lambda, reward=config.reward,
-                       score_scale=config.score_scale, progress=progress)
+                       score_scale=config.score_scale, progress=progress,
+                       # the samples of the games still running when the target is reached come on top
+                       expected_samples=target_samples + 64 * num_slots)
 
 
 # ------------------------------------------------------------------------------------------------
