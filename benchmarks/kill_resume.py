@@ -1,8 +1,9 @@
-"""Kill ``clans train ppo`` at random moments and at every write, resume it each time, and check
-that the run still ends exactly where an uninterrupted run ends.
+"""Kill ``clans train ppo`` (or ``clans train az``) at random moments and at every write, resume it
+each time, and check that the run still ends exactly where an uninterrupted run ends.
 
     python benchmarks/kill_resume.py                       # ~2 minutes: random kills + every write point
     python benchmarks/kill_resume.py --minutes 5 --updates 6
+    python benchmarks/kill_resume.py --trainer az          # the AlphaZero trainer (steps are iterations)
     python benchmarks/kill_resume.py --exec                # every session a fresh interpreter (slow start)
 
 A *trial* is one run folder driven to completion through a chain of sessions; every session is
@@ -12,21 +13,22 @@ full flags before), run in its own process and ended by SIGKILL:
 * random kills: each session is SIGKILLed after a random delay (uniform over an uninterrupted
   run's duration) with probability 0.75, otherwise it runs to the end;
 * write kills: the first session kills itself at write point N for every N of an uninterrupted
-  run (``CLANS_KILL_AT_WRITE``, see ``training/ppo.py``: inside each temporary file before its
+  run (``CLANS_KILL_AT_WRITE``, see ``training/loop.py``: inside each temporary file before its
   rename, after each rename, halfway through each log line, after each deletion), and half of
   the resumed sessions are killed again at one of their own first write points (the log
-  rewrite, pool pruning and model.pt repair of a resume).
+  rewrite, pool or buffer pruning and model.pt repair of a resume).
 
 A session *fails* if it exits with an error (anything but success or our SIGKILL). A trial
 fails if its final checkpoint differs from the uninterrupted run's (bit-identical weights and
-Adam state, counters, pool list), if pool/ holds other files than the checkpoint lists, if a
-``.tmp-*`` file is left, if model.pt lags the checkpoint, or if log.jsonl differs in its update
-sequence. The figures printed at the end: kills, resumes (sessions after a kill) and failures.
+Adam state, counters, pool list; AlphaZero: also the best network and the replay buffer's file),
+if pool/ holds other files than the checkpoint lists (AlphaZero: any buffer file but the one the
+checkpoint names), if a ``.tmp-*`` file is left, if model.pt lags the checkpoint, or if
+log.jsonl differs in its update sequence. The figures printed at the end: kills, resumes (sessions after a kill) and failures.
 
 Sessions are forked from a *launcher*: one fresh interpreter that imports the project once and
 never runs torch itself, then forks a child per session (starting torch costs ~2 s here; a fork
 costs milliseconds). ``--exec`` starts every session as ``python -m clans_cli.train_cmd``.
-``tests/test_ppo_kill_resume.py`` runs a short version of the same loop.
+``tests/test_ppo_kill_resume.py`` and ``tests/test_az.py`` run short versions of the same loop.
 """
 from __future__ import annotations
 
@@ -60,9 +62,21 @@ def tiny_flags(updates: int, checkpoint_every: int = 2, pool_size: int = 2) -> l
             "--set", "opponent_weights={current=0.4,pool=0.3,random=0.3}"]
 
 
-def session_argv(out: Path, flags: list[str]) -> list[str]:
+def tiny_az_flags(iterations: int, checkpoint_every: int = 2) -> list[str]:
+    """A tiny AlphaZero run: one self-play game of 3-simulation searches per iteration, a gate and
+    a match against random every 2 iterations (a promotion changes the best network the checkpoint
+    holds) and a checkpoint every ``checkpoint_every``."""
+    return ["--iterations", str(iterations), "--games-per-iteration", "1", "--parallel-games", "1", "--sims", "3",
+            "--checkpoint-every", str(checkpoint_every), "--eval-every", "2",
+            "--set", "hidden_sizes=[8]", "--set", "fast_sims=2", "--set", "full_search_prob=0.3",
+            "--set", "min_buffer=5", "--set", "train_steps=2", "--set", "batch_size=16", "--set", "leaf_batch=2",
+            "--set", "eval_games=1", "--set", "eval_sims=2", "--set", "gate_games=1", "--set", "gate_threshold=0.0",
+            "--set", 'eval_opponents=["random"]']
+
+
+def session_argv(out: Path, flags: list[str], trainer: str = "ppo") -> list[str]:
     """The command line a user would type next: --resume once the run folder holds a run."""
-    common = ["ppo", "--out", str(out), "--no-progress", "--no-tensorboard"]
+    common = [trainer, "--out", str(out), "--no-progress", "--no-tensorboard"]
     if (out / "config.toml").exists():
         return [*common, "--resume"]
     return [*common, *flags]
@@ -76,6 +90,7 @@ def _serve() -> None:
     import clans_cli.train_cmd  # noqa: F401  (import the project once, before any fork)
     import torch._dynamo  # noqa: F401  (torch.optim imports it on first use: ~3 s here)
     import tqdm.auto  # noqa: F401
+    import training.az  # noqa: F401
     import training.ppo  # noqa: F401
     out = sys.stdout
     out.write(json.dumps({"ready": True}) + "\n")
@@ -169,8 +184,10 @@ class ExecLauncher:
 
 # ------------------------------------------------------------------------------------------------
 # what a finished run looks like
-def final_state(out: Path) -> dict:
+def final_state(out: Path, trainer: str = "ppo") -> dict:
     """Everything a finished run must agree on with the uninterrupted run (timings excluded)."""
+    if trainer == "az":
+        return final_az_state(out)
     import torch
     from agents.ppo import read_checkpoint
 
@@ -193,10 +210,43 @@ def final_state(out: Path) -> dict:
             "log": [(r.get("kind", "update"), r["update"]) for r in rows], "leftovers": leftovers}
 
 
+def final_az_state(out: Path) -> dict:
+    """``final_state`` of an AlphaZero run: network, best network, Adam state, counters, the replay
+    buffer's file (its bytes) and the buffer files present, model.pt, the log's sequence."""
+    import torch
+    from agents.ppo import read_checkpoint
+
+    ckpt = read_checkpoint(out / "checkpoint.pt")
+    h = hashlib.sha256()
+    for part in ("model", "best_model"):
+        for k, v in sorted(ckpt[part].items()):
+            h.update(f"{part}.{k}".encode())
+            h.update(v.numpy().tobytes())
+    for i, st in sorted(ckpt["optimizer"]["state"].items()):
+        for k in ("exp_avg", "exp_avg_sq"):
+            h.update(st[k].numpy().tobytes())
+    name = ckpt["buffer"]
+    if name:
+        import numpy as np
+        with np.load(out / name) as d:
+            for k in sorted(d.files):
+                h.update(d[k].tobytes())
+    model = read_checkpoint(out / "model.pt")
+    model_ok = all(torch.equal(model["model"][k], ckpt["model"][k]) for k in ckpt["model"])
+    c = ckpt["counters"]
+    rows = [json.loads(ln) for ln in (out / "log.jsonl").read_text().splitlines() if ln.strip()]
+    leftovers = sorted(str(p.relative_to(out)) for p in out.rglob(".tmp-*"))
+    return {"weights": h.hexdigest()[:16],
+            "counters": [c["iteration"], c["games"], c["samples_trained"], c["best_iteration"]],
+            "pool": [name] if name else [], "pool_files": sorted(p.name for p in out.glob("buffer_i*.npz")),
+            "model.pt": [model.get("counters", {}).get("iteration"), model_ok],
+            "log": [(r.get("kind", "iteration"), r["iteration"]) for r in rows], "leftovers": leftovers}
+
+
 def _problems(state: dict, reference: dict) -> list[str]:
     out = [f"{k}: {state[k]!r} != {reference[k]!r}" for k in reference if state[k] != reference[k]]
     if state["pool_files"] != sorted(state["pool"]):
-        out.append(f"pool/ holds {state['pool_files']} but the checkpoint lists {state['pool']}")
+        out.append(f"the run folder holds {state['pool_files']} but the checkpoint lists {state['pool']}")
     return out
 
 
@@ -204,11 +254,15 @@ def _problems(state: dict, reference: dict) -> list[str]:
 # the loop
 class KillLoop:
     def __init__(self, workdir: Path, launcher, updates: int = 4, seed: int = 0, verbose: bool = False,
-                 checkpoint_every: int = 2, pool_size: int = 2):
+                 checkpoint_every: int = 2, pool_size: int = 2, trainer: str = "ppo"):
+        if trainer not in ("ppo", "az"):
+            raise ValueError(f"trainer must be 'ppo' or 'az' (got {trainer!r})")
         self.work = Path(workdir)
         self.launcher = launcher
         self.updates = updates
-        self.flags = tiny_flags(updates, checkpoint_every, pool_size)
+        self.trainer = trainer
+        self.flags = (tiny_az_flags(updates, checkpoint_every) if trainer == "az" else
+                      tiny_flags(updates, checkpoint_every, pool_size))
         self.rng = random.Random(seed)
         self.verbose = verbose
         self.kills = self.resumes = self.restarts = self.sessions = self.trials = 0
@@ -222,7 +276,7 @@ class KillLoop:
         """One session; True if it finished the run, False if killed; a failure is recorded."""
         self._n += 1
         log = self.work / f"session_{self._n:05d}.log"
-        argv = session_argv(out, self.flags)
+        argv = session_argv(out, self.flags, self.trainer)
         rc, killed = self.launcher.run(argv, env or {}, log, kill_after)
         self.sessions += 1
         if self._after_kill.get(out):
@@ -246,14 +300,14 @@ class KillLoop:
         out = self.work / "reference"
         trace = self.work / "reference_trace.txt"
         t = time.perf_counter()
-        rc, _ = self.launcher.run(session_argv(out, self.flags),
+        rc, _ = self.launcher.run(session_argv(out, self.flags, self.trainer),
                                   {"CLANS_KILL_TRACE": str(trace), "CLANS_KILL_AT_WRITE": "0"},
                                   self.work / "reference.log", None)
         seconds = time.perf_counter() - t
         if rc != 0:
             raise RuntimeError(f"the uninterrupted run failed: {(self.work / 'reference.log').read_text()[-3000:]}")
         points = trace.read_text().splitlines()
-        return final_state(out), seconds, points
+        return final_state(out, self.trainer), seconds, points
 
     def _finish(self, out: Path) -> None:
         """Resume without kills until the run completes, then compare it with the reference."""
@@ -267,7 +321,7 @@ class KillLoop:
 
     def _check(self, out: Path) -> None:
         try:
-            state = final_state(out)
+            state = final_state(out, self.trainer)
         except Exception as e:           # an unreadable final state is a failure too
             self.failures.append(f"{out.name}: final state unreadable: {type(e).__name__}: {e}")
             return
@@ -299,7 +353,8 @@ class KillLoop:
         self._finish(out)
 
     def summary(self) -> str:
-        lines = [f"uninterrupted run: {self.reference['counters'][0]} updates, {len(self.write_points)} write points, "
+        steps = "iterations" if self.trainer == "az" else "updates"
+        lines = [f"trainer: {self.trainer}; uninterrupted run: {self.reference['counters'][0]} {steps}, {len(self.write_points)} write points, "
                  f"{self.run_seconds:.2f} s",
                  f"trials: {self.trials}  sessions: {self.sessions}",
                  f"kills: {self.kills} (at a write point: {self.by_kind['write']}, at a random moment: "
@@ -311,13 +366,35 @@ class KillLoop:
         return "\n".join(lines)
 
 
+def short_loop(workdir: Path, trainer: str, updates: int, checkpoint_every: int, seed: int, pool_size: int = 2,
+               min_random: int = 4, max_random: int = 12, seconds: float = 35.0) -> KillLoop:
+    """The tests' version of the loop: a kill at every write point of a tiny run, then at least
+    ``min_random`` random-moment trials (more, up to ``max_random``, while ``seconds`` last)."""
+    t0 = time.perf_counter()
+    launcher = Launcher()
+    try:
+        loop = KillLoop(workdir, launcher, updates=updates, checkpoint_every=checkpoint_every, pool_size=pool_size,
+                        seed=seed, trainer=trainer)
+        for n in range(1, len(loop.write_points) + 1):
+            loop.write_trial(n)
+        random_trials = 0
+        while random_trials < min_random or (time.perf_counter() - t0 < seconds and random_trials < max_random):
+            loop.random_trial()
+            random_trials += 1
+    finally:
+        launcher.close()
+    print(loop.summary())
+    return loop
+
+
 def main(argv=None) -> int:
     if argv is None and sys.argv[1:] == ["--serve"]:
         _serve()
         return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=2.0, help="wall time for the random-kill trials (default 2)")
-    ap.add_argument("--updates", type=int, default=4, help="updates of the tiny run (default 4)")
+    ap.add_argument("--updates", type=int, default=4, help="updates (AlphaZero: iterations) of the tiny run (default 4)")
+    ap.add_argument("--trainer", choices=["ppo", "az"], default="ppo", help="which trainer to kill (default ppo)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--exec", action="store_true", help="a fresh interpreter per session instead of forks")
     ap.add_argument("--write-points", type=int, default=None,
@@ -328,7 +405,7 @@ def main(argv=None) -> int:
     launcher = ExecLauncher() if args.exec else Launcher()
     t0 = time.perf_counter()
     try:
-        loop = KillLoop(work, launcher, updates=args.updates, seed=args.seed)
+        loop = KillLoop(work, launcher, updates=args.updates, seed=args.seed, trainer=args.trainer)
         last = len(loop.write_points) if args.write_points is None else min(args.write_points,
                                                                             len(loop.write_points))
         for n in range(1, last + 1):                              # every write point once

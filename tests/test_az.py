@@ -276,6 +276,24 @@ def test_replay_buffer_ring_and_file_round_trip(tmp_path):
     assert torch.allclose(pi.sum(1), torch.ones(2))
 
 
+def test_policy_target_temperature_sharpens_the_visit_distribution():
+    """``policy_target_temperature`` T: the target is visits ** (1/T) normalised (T=1: the visits
+    themselves, AlphaZero); huge counts do not overflow; T must be positive."""
+    buf = ReplayBuffer(3, 2, 2)
+    for counts in ([6, 3, 1], [65535, 65535, 1], [0, 0, 0]):
+        visits = np.zeros(NUM_ACTIONS, np.uint16)
+        visits[:3] = counts
+        buf.add(np.zeros(2, np.float32), visits > 0, visits, np.zeros(2, np.float32))
+    plain = buf.sample(np.arange(3))[2][:, :3]
+    sharp = buf.sample(np.arange(3), 0.5)[2][:, :3]
+    assert torch.allclose(plain[0], torch.tensor([0.6, 0.3, 0.1]))
+    assert torch.allclose(sharp[0], torch.tensor([36.0, 9.0, 1.0]) / 46.0)
+    assert torch.allclose(sharp[1], torch.tensor([0.5, 0.5, 0.0]), atol=1e-6) and torch.isfinite(sharp).all()
+    assert sharp[2].sum() == 0 and plain[2].sum() == 0          # a row without visits stays empty
+    with pytest.raises(ValueError, match="policy_target_temperature"):
+        tiny_config(policy_target_temperature=0.0)
+
+
 def test_batched_self_play_run_files_and_logs(tmp_path, tiny_model):
     """A tiny run: self-play games batched across games (more positions per forward pass than one
     search's leaf batch), samples in the buffer, SGD, evaluation rows, exports AZAgent and PPOAgent
@@ -341,3 +359,42 @@ def test_cli_train_az(tmp_path, capsys):
     assert read_checkpoint(out / "checkpoint.pt")["counters"]["iteration"] == 2
     assert main(["train", "az", "--out", str(tmp_path / "bad"), "--set", "sims=0"]) == 2
     assert "'sims'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_sigkill_at_every_write_and_at_random_moments_then_resume(tmp_path):
+    """Crash safety of ``clans train az`` (as issue 18's loop for PPO, ``benchmarks/kill_resume.py
+    --trainer az``): real training processes SIGKILLed at every write point of a 3-iteration run
+    (buffer file, checkpoint, exports, config, log lines, buffer deletions; a gate that always
+    promotes, so the best network changes too) and at random moments, resumed after every kill:
+    no resume fails, every run ends bit-identical to the uninterrupted one (network, best network,
+    Adam state, counters, buffer file, log), with no ``.tmp-*`` or stale buffer file left."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("kill_resume", Path(__file__).parent.parent / "benchmarks" / "kill_resume.py")
+    kr = sys.modules["kill_resume"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kr)
+    loop = kr.short_loop(tmp_path, "az", updates=3, checkpoint_every=1, seed=2, max_random=10, seconds=30.0)
+    assert loop.failures == []
+    labels = " ".join(loop.write_points)
+    for what in ("buffer_i000001.npz", "checkpoint.pt", "best.pt", "log.jsonl line", "deleting buffer_i"):
+        assert what in labels, what
+    assert loop.by_kind["write"] >= len(loop.write_points) >= 20
+    assert loop.resumes + loop.restarts >= loop.kills - 1 and loop.resumes >= len(loop.write_points) - 2
+
+
+def test_shipped_models_load_and_the_current_one_beats_random():
+    """``models/az_2p`` (the expert-iteration recipe of ``training/configs/az_2p.toml``, its
+    iteration-24 export) and the superseded ``models/az_2p_v1`` load as AZ agents; the shipped one
+    with an 8-simulation search beats Random from both seats."""
+    from training.tournament import play_game
+    shipped = read_checkpoint("models/az_2p/model.pt")
+    assert shipped["counters"]["iteration"] == 24 and shipped["config"]["policy_target_temperature"] == 0.25
+    assert AZConfig.from_dict(shipped["config"]) == AZConfig.load("training/configs/az_2p.toml")
+    AZAgent("models/az_2p_v1/model.pt", sims=4)
+    for seat in (0, 1):
+        agents = [make("random", seed=seat), make("random", seed=seat)]
+        agents[seat] = AZAgent("models/az_2p/model.pt", sims=8, seed=seat)
+        game, _, _ = play_game(agents, GameConfig(num_players=2, seed=900 + seat))
+        assert game.final_scores()[seat]["rank"] == 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -128,19 +127,7 @@ def test_sigkill_at_every_write_and_at_random_moments_then_resume(tmp_path):
     fails and every run ends bit-identical to the uninterrupted one (weights, Adam state,
     counters, pool, log), with no ``.tmp-*`` left and model.pt equal to the checkpoint."""
     kr = _kill_resume_module()
-    t0 = time.perf_counter()
-    launcher = kr.Launcher()
-    try:
-        loop = kr.KillLoop(tmp_path, launcher, updates=2, checkpoint_every=1, pool_size=1, seed=1)
-        for n in range(1, len(loop.write_points) + 1):
-            loop.write_trial(n)
-        random_trials = 0
-        while random_trials < 4 or (time.perf_counter() - t0 < 35 and random_trials < 12):
-            loop.random_trial()
-            random_trials += 1
-    finally:
-        launcher.close()
-    print(loop.summary())
+    loop = kr.short_loop(tmp_path, "ppo", updates=2, checkpoint_every=1, pool_size=1, seed=1)
     assert loop.failures == []
     assert loop.by_kind["write"] >= len(loop.write_points) >= 15
     assert loop.kills >= len(loop.write_points) + 2

@@ -49,6 +49,7 @@ from clans_env.engine.game import atomic_write, atomic_write_text
 
 from .config import ConfigFile
 from .evaluate import summarize
+from .loop import TrainingLoop, append_log_line, write_point
 from .ppo import (_fsync_dir, _optimizer_to, atomic_torch_save, encoder_info, export_model, learner_device,
                   remove_leftovers)
 from .selfplay import LEARNER, GameResult, GameSpec, make_encoder
@@ -114,6 +115,10 @@ class AZConfig(ConfigFile):
     weight_decay: float = 1e-4
     value_coef: float = 1.0
     max_grad_norm: float = 1.0
+    #: the policy target is the root visits ** (1 / T), normalised: 1 is AlphaZero's visit
+    #: distribution; below 1 it sharpens toward the search's own choice (expert iteration), which
+    #: few-simulation searches need (their visits are mostly the prior's)
+    policy_target_temperature: float = 1.0
 
     # ---- evaluation, checkpoints
     eval_every: int = 5
@@ -138,7 +143,8 @@ class AZConfig(ConfigFile):
             positive_ints=("iterations", "games_per_iteration", "parallel_games", "sims", "leaf_batch", "buffer_size",
                            "batch_size", "eval_every", "eval_sims", "checkpoint_every", "torch_threads"),
             ints_from_zero=("fast_sims", "temperature_moves", "min_buffer", "train_steps", "eval_games", "gate_games"),
-            positive=("c_puct", "learning_rate", "score_scale", "max_grad_norm", "dirichlet_alpha"),
+            positive=("c_puct", "learning_rate", "score_scale", "max_grad_norm", "dirichlet_alpha",
+                      "policy_target_temperature"),
             unit=("full_search_prob", "noise_frac", "gate_threshold"),
             non_negative=("fpu", "virtual_loss", "weight_decay", "value_coef", "temperature"))
         if not isinstance(self.eval_opponents, list) or not all(isinstance(s, str) for s in self.eval_opponents):
@@ -179,11 +185,14 @@ class ReplayBuffer:
         self.size = min(self.size + 1, self.capacity)
         self.added += 1
 
-    def sample(self, idx: np.ndarray) -> tuple[torch.Tensor, ...]:
+    def sample(self, idx: np.ndarray, target_temperature: float = 1.0) -> tuple[torch.Tensor, ...]:
         obs = torch.from_numpy(self.obs[idx].astype(np.float32))
         mask = torch.from_numpy(self.mask[idx])
         v = self.visits[idx].astype(np.float32)
-        pi = torch.from_numpy(v / np.maximum(v.sum(axis=1, keepdims=True), 1.0))
+        if target_temperature != 1.0:
+            # scaled by the row's maximum first: 65535 ** 4 would overflow float32
+            v = (v / np.maximum(v.max(axis=1, keepdims=True), 1.0)) ** (1.0 / target_temperature)
+        pi = torch.from_numpy(v / np.maximum(v.sum(axis=1, keepdims=True), 1e-30))
         return obs, mask, pi, torch.from_numpy(self.z[idx])
 
     def save(self, path) -> None:
@@ -192,7 +201,9 @@ class ReplayBuffer:
         def write(fh):
             np.savez_compressed(fh, obs=self.obs[:n], mask=self.mask[:n], visits=self.visits[:n], z=self.z[:n],
                                 meta=np.array([self.capacity, self.size, self.next, self.added], dtype=np.int64))
+            write_point(f"inside {Path(path).name} (temporary file, before the rename)")
         atomic_write(path, write, binary=True)
+        write_point(f"after {Path(path).name}")
 
     @classmethod
     def load(cls, path, obs_size: int, num_players: int) -> "ReplayBuffer":
@@ -303,7 +314,7 @@ def _game_seeds(rng: np.random.Generator, n: int) -> list[int]:
 
 
 # ------------------------------------------------------------------------------------------------
-class AZTrainer:
+class AZTrainer(TrainingLoop):
     """Owns an AlphaZero-style run: network, best network, optimizer, replay buffer, counters,
     logging and checkpoints (see the module docstring)."""
 
@@ -343,6 +354,7 @@ class AZTrainer:
             remove_leftovers(self.out)
             self._prune_buffers(keep=None)
             atomic_write_text(self.out / CONFIG_NAME, config.to_toml())
+            write_point(f"after {CONFIG_NAME}")
             if (self.out / LOG_NAME).exists():
                 (self.out / LOG_NAME).unlink()
 
@@ -415,15 +427,17 @@ class AZTrainer:
                 if row.get("iteration", 0) <= self.iteration:
                     kept.append(ln)
             atomic_write_text(log, "".join(ln + "\n" for ln in kept))
+            write_point(f"after rewriting {LOG_NAME}")
 
     # ---- files -------------------------------------------------------------------------------------
     def _buffer_name(self) -> str:
         return f"buffer_i{self.iteration:06d}.npz"
 
     def _prune_buffers(self, keep: str | None) -> None:
-        for f in self.out.glob("buffer_i*.npz"):
+        for f in sorted(self.out.glob("buffer_i*.npz")):
             if f.name != keep:
                 f.unlink(missing_ok=True)
+                write_point(f"after deleting {f.name}")
 
     def _export(self) -> None:
         extra = {"algorithm": "alphazero", "counters": {"iteration": self.iteration}}
@@ -490,7 +504,7 @@ class AZTrainer:
         try:
             for _ in range(cfg.train_steps):
                 idx = rng.integers(len(self.buffer), size=min(cfg.batch_size, len(self.buffer)))
-                obs, mask, pi, z = (t.to(dev) for t in self.buffer.sample(idx))
+                obs, mask, pi, z = (t.to(dev) for t in self.buffer.sample(idx, cfg.policy_target_temperature))
                 logits, values = net(obs, mask)
                 logp = torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=-1).masked_fill(~mask, 0.0)
                 policy_loss = -(pi * logp).sum(-1).mean()
@@ -591,8 +605,7 @@ class AZTrainer:
 
     # ---- logging -------------------------------------------------------------------------------------
     def _log(self, row: dict) -> None:
-        with open(self.out / LOG_NAME, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
+        append_log_line(self.out / LOG_NAME, row)
         if self._writer is None and self._tensorboard:
             from torch.utils.tensorboard import SummaryWriter
             self._writer = SummaryWriter(log_dir=str(self.out / "tb"), purge_step=row["iteration"])
@@ -610,58 +623,45 @@ class AZTrainer:
                     w.add_scalar(k if "/" in k else f"az/{k}", v, step)
         w.flush()
 
-    # ---- the loop ------------------------------------------------------------------------------------
+    # ---- the loop (training.loop.TrainingLoop) --------------------------------------------------------
+    step_name, progress_unit, progress_desc = "iteration", "it", "az"
+
     def train(self, max_iterations: int | None = None, max_seconds: float | None = None) -> dict:
         """Iterate until ``iterations`` (or ``max_iterations`` more / ``max_seconds``), evaluating and
         checkpointing on schedule and at the end. Returns the last evaluation."""
+        return self._run_loop(max_iterations, max_seconds)
+
+    def _steps_done(self) -> int:
+        return self.iteration
+
+    def _progress_now_and_total(self) -> tuple[int, int]:
+        return self.iteration, self.config.iterations
+
+    def _one_step(self, bar) -> dict:
         from tqdm.auto import tqdm
-        cfg = self.config
-        start = time.perf_counter()
-        done_here = 0
-        last_eval: dict = {}
-        bar = tqdm(total=cfg.iterations, initial=min(self.iteration, cfg.iterations), unit="it",
-                   disable=not self.progress, dynamic_ncols=True, desc="az")
-        postfix: dict = {}
+        games_bar = tqdm(total=self.config.games_per_iteration, unit="game", leave=False, disable=not self.progress,
+                         dynamic_ncols=True, desc=f"self-play {self.iteration + 1}")
         try:
-            while self.iteration < cfg.iterations:
-                if max_iterations is not None and done_here >= max_iterations:
-                    break
-                if max_seconds is not None and time.perf_counter() - start >= max_seconds:
-                    break
-                games_bar = tqdm(total=cfg.games_per_iteration, unit="game", leave=False, disable=not self.progress,
-                                 dynamic_ncols=True, desc=f"self-play {self.iteration + 1}")
-                try:
-                    row = self.train_step(progress=games_bar.update)
-                finally:
-                    games_bar.close()
-                done_here += 1
-                self._log(row)
-                bar.update(1)
-                postfix.update({"games": self.games, "buf": len(self.buffer),
-                                "pos/s": f"{row['positions_per_s']:.0f}"})
-                if "policy_loss" in row:
-                    postfix.update({"pl": f"{row['policy_loss']:.2f}", "vl": f"{row['value_loss']:.3f}"})
-                finished = self.iteration >= cfg.iterations
-                if self.iteration % cfg.eval_every == 0 or finished:
-                    last_eval = self._eval_and_log()
-                    for opp, res in last_eval.items():
-                        postfix[f"vs_{opp.split(':')[0][:6]}"] = f"{res['win_rate']:.2f}"
-                bar.set_postfix(postfix)
-                if self.iteration % cfg.checkpoint_every == 0 or finished:
-                    self.save()
-            if self._saved_iteration != self.iteration:
-                self.save()
-        except KeyboardInterrupt:
-            # buffer, weights and counters agree unless the interrupt hit the middle of an iteration;
-            # then the last checkpoint stands
-            if not self._mid_iteration:
-                self.save()
-                bar.write(f"interrupted: checkpoint written at iteration {self.iteration}; continue with --resume")
-            raise
+            row = self.train_step(progress=games_bar.update)
         finally:
-            bar.close()
-            self.close()
-        return last_eval
+            games_bar.close()
+        self._log(row)
+        return row
+
+    def _postfix(self, row: dict) -> dict:
+        out = {"games": self.games, "buf": len(self.buffer), "pos/s": f"{row['positions_per_s']:.0f}"}
+        if "policy_loss" in row:
+            out.update({"pl": f"{row['policy_loss']:.2f}", "vl": f"{row['value_loss']:.3f}"})
+        return out
+
+    def _mid_step(self) -> bool:
+        return self._mid_iteration        # the buffer has moved, the counters not yet
+
+    def _last_saved(self):
+        return self._saved_iteration
+
+    # no evaluation at a budget stop: an evaluation may promote the network to best, and a run
+    # stopped and resumed must end exactly where an uninterrupted one ends
 
     def _eval_and_log(self) -> dict:
         t0 = time.perf_counter()

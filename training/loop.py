@@ -71,8 +71,8 @@ class TrainingLoop:
         raise NotImplementedError
 
     def _schedule(self) -> tuple[int, int]:
-        """(eval_every, checkpoint_every)."""
-        raise NotImplementedError
+        """(eval_every, checkpoint_every), from the trainer's config."""
+        return self.config.eval_every, self.config.checkpoint_every
 
     def _one_step(self, bar) -> dict:
         """Take one step (updating ``bar`` as it goes) and return its log row."""

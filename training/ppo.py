@@ -23,7 +23,7 @@ pool files the checkpoint does not list are removed, a model.pt that lags the ch
 rewritten from it, and a torn or unreadable log line is dropped with a warning. A run killed
 before its first checkpoint restarts from its config.toml on ``--resume``.
 ``tests/test_ppo_kill_resume.py`` SIGKILLs real runs at random moments and at every write point
-(``CLANS_KILL_AT_WRITE``, below) and resumes each time.
+(``CLANS_KILL_AT_WRITE``, see ``training.loop``) and resumes each time.
 """
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ import json
 import os
 import random
 import re
-import signal
 import sys
 import time
 import warnings
@@ -48,6 +47,7 @@ from clans_env.engine.game import atomic_write, atomic_write_text
 
 from .config import PPOConfig
 from .evaluate import evaluate_net
+from .loop import TrainingLoop, append_log_line, write_point
 from .networks import PolicyValueNet, build_network, count_parameters
 from .selfplay import LEARNER, Rollout, WorkerPool, collect, heuristic_available, make_encoder
 
@@ -58,24 +58,8 @@ CONFIG_NAME = "config.toml"
 POOL_DIR = "pool"
 TMP_PREFIX = ".tmp-"          # the prefix atomic_write gives its temporary files
 
-# ------------------------------------------------------------------------------------------------
-# crash test hook: with CLANS_KILL_AT_WRITE=N in the environment the process SIGKILLs itself at
-# the N-th write point (1-based): inside a temporary file before its rename, after each rename,
-# halfway through a log line, after each deletion. Used by tests/test_ppo_kill_resume.py and
-# benchmarks/kill_resume.py; CLANS_KILL_TRACE=FILE appends the label of every point passed.
-_write_points = 0
-
-
-def _write_point(label: str) -> None:
-    global _write_points
-    _write_points += 1
-    trace = os.environ.get("CLANS_KILL_TRACE")
-    if trace:
-        with open(trace, "a", encoding="utf-8") as fh:
-            fh.write(f"{_write_points} {label}\n")
-    at = os.environ.get("CLANS_KILL_AT_WRITE")
-    if at and int(at) == _write_points:
-        os.kill(os.getpid(), signal.SIGKILL)
+# the crash test's write points live in training.loop (shared with the AlphaZero trainer)
+_write_point = write_point
 
 
 # ------------------------------------------------------------------------------------------------
@@ -178,7 +162,7 @@ def _optimizer_to(optimizer, device) -> None:
                 state[k] = v.to(device)
 
 
-class PPOTrainer:
+class PPOTrainer(TrainingLoop):
     """Owns a run: network, optimizer, opponent pool, counters, logging and checkpoints.
 
     >>> trainer = PPOTrainer(PPOConfig(total_steps=20_000), "runs/demo")   # doctest: +SKIP
@@ -527,16 +511,7 @@ class PPOTrainer:
 
     # ---- logging -------------------------------------------------------------------------------------
     def _log(self, row: dict) -> None:
-        line = json.dumps(row) + "\n"
-        with open(self.out / LOG_NAME, "a", encoding="utf-8") as fh:
-            if os.environ.get("CLANS_KILL_AT_WRITE"):     # the crash test: a kill mid-line tears it
-                fh.write(line[:len(line) // 2])
-                fh.flush()
-                _write_point(f"halfway through a {LOG_NAME} line")
-                fh.write(line[len(line) // 2:])
-            else:
-                fh.write(line)
-        _write_point(f"after a {LOG_NAME} line")
+        append_log_line(self.out / LOG_NAME, row)
         if self._writer is None and self._tensorboard:
             from torch.utils.tensorboard import SummaryWriter
             self._writer = SummaryWriter(log_dir=str(self.out / "tb"), purge_step=self.global_step)
@@ -568,58 +543,38 @@ class PPOTrainer:
             self._log({"kind": "eval", "update": self.update, "global_step": self.global_step, "results": results})
         return results
 
-    # ---- the loop ---------------------------------------------------------------------------------------
+    # ---- the loop (training.loop.TrainingLoop) --------------------------------------------------------
+    step_name, progress_unit, progress_desc = "update", "step", "ppo"
+
     def train(self, max_updates: int | None = None, max_seconds: float | None = None) -> dict:
         """Run updates until ``total_steps`` (or ``max_updates`` more updates / ``max_seconds``);
         evaluates and checkpoints on schedule and at the end. Returns the last evaluation."""
-        from tqdm.auto import tqdm
+        return self._run_loop(max_updates, max_seconds)
 
-        cfg = self.config
-        start = time.perf_counter()
-        done_here = 0
-        last_eval: dict = {}
-        bar = tqdm(total=cfg.total_steps, initial=min(self.global_step, cfg.total_steps), unit="step",
-                   disable=not self.progress, dynamic_ncols=True, desc="ppo")
-        postfix: dict = {}
-        try:
-            while self.global_step < cfg.total_steps:
-                if max_updates is not None and done_here >= max_updates:
-                    break
-                if max_seconds is not None and time.perf_counter() - start >= max_seconds:
-                    break
-                at = self.global_step
+    def _steps_done(self) -> int:
+        return self.update
 
-                def show(samples, at=at):
-                    bar.update(min(at + samples, cfg.total_steps) - bar.n)
+    def _progress_now_and_total(self) -> tuple[int, int]:
+        return self.global_step, self.config.total_steps
 
-                row = self.train_step(progress=show)
-                done_here += 1
-                self._log(row)
-                bar.update(min(row["global_step"], cfg.total_steps) - bar.n)
-                postfix.update({"upd": self.update, "sps": f"{row['steps_per_s']:.0f}",
-                                "ent": f"{row['entropy']:.2f}", "ev": f"{row['explained_variance']:.2f}"})
-                finished = self.global_step >= cfg.total_steps
-                if self.update % cfg.eval_every == 0 or finished:
-                    last_eval = self._eval_and_log()
-                    for opp, res in last_eval.items():
-                        postfix[f"vs_{opp[:4]}"] = f"{res['win_rate']:.2f}"
-                bar.set_postfix(postfix)
-                if self.update % cfg.checkpoint_every == 0 or finished:
-                    self.save()
-            if done_here and self.update % cfg.eval_every != 0 and self.global_step < cfg.total_steps:
-                last_eval = self._eval_and_log()      # stopped by a budget: evaluate where it stopped
-            if self._saved_update != self.update:
-                self.save()
-        except KeyboardInterrupt:
-            # weights and counters agree unless the interrupt hit the SGD step itself
-            if not self._mid_update:
-                self.save()
-                bar.write(f"interrupted: checkpoint written at update {self.update}; continue with --resume")
-            raise
-        finally:
-            bar.close()
-            self.close()
-        return last_eval
+    def _one_step(self, bar) -> dict:
+        at, total = self.global_step, self.config.total_steps
+        row = self.train_step(progress=lambda samples: bar.update(min(at + samples, total) - bar.n))
+        self._log(row)
+        return row
+
+    def _postfix(self, row: dict) -> dict:
+        return {"upd": self.update, "sps": f"{row['steps_per_s']:.0f}", "ent": f"{row['entropy']:.2f}",
+                "ev": f"{row['explained_variance']:.2f}"}
+
+    def _mid_step(self) -> bool:
+        return self._mid_update           # weights and counters agree unless the SGD step was hit
+
+    def _last_saved(self):
+        return self._saved_update
+
+    def _stopped_by_budget(self, steps_here: int) -> dict:
+        return self._eval_and_log()       # evaluate where it stopped (evaluation changes no state)
 
     def close(self) -> None:
         if self._workers is not None:
