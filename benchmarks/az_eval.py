@@ -112,6 +112,58 @@ def plot(args) -> None:
     print(f"wrote {args.png}")
 
 
+def snapshots(args) -> None:
+    """A run's learning curve from its log (policy loss, policy entropy, value loss per iteration)
+    beside the win rate of model snapshots in matches (tournament results.json files of
+    ``match --agent ppo:path=SNAPSHOT`` or ``az:path=SNAPSHOT``), each at the snapshot's iteration
+    (read from the model file), with its 95% Wilson interval; matches of the same snapshot pool."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import torch
+
+    from training.evaluate import read_log, wilson_interval
+    updates, _ = read_log(args.log)
+    points: dict = {}
+    for path in args.results:
+        res = json.load(open(path))
+        agent = res["agents"][0]
+        model = next(part.split("=", 1)[1] for part in agent.split(":", 1)[1].split(",") if part.startswith("path="))
+        it = torch.load(model, map_location="cpu", weights_only=False).get("counters", {}).get("iteration")
+        row = next(r for r in res["standings"] if r["agent"] == agent)
+        w, n = points.get(it, (0.0, 0))
+        points[it] = (w + row["wins"], n + row["games"])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    x = [u["iteration"] for u in updates]
+    for key, label in (("policy_loss", "policy loss"), ("policy_entropy", "policy entropy"),
+                       ("value_loss", "value loss")):
+        ax1.plot(x, [u.get(key, float("nan")) for u in updates], label=label)
+    ax1.set_xlabel("iteration")
+    ax1.set_title("training losses")
+    ax1.legend()
+    its = sorted(points)
+    rates = [points[i][0] / points[i][1] for i in its]
+    cis = [wilson_interval(points[i][0], points[i][1]) for i in its]
+    ax2.errorbar(its, rates, yerr=[[r - c[0] for r, c in zip(rates, cis)], [c[1] - r for r, c in zip(rates, cis)]],
+                 marker="o", capsize=4, label=args.label)
+    for i, r in zip(its, rates):
+        ax2.annotate(f"{r:.2f} ({points[i][1]} games)", (i, r), textcoords="offset points", xytext=(6, 6), fontsize=8)
+    ax2.axhline(0.5, color="grey", lw=0.8, ls=":")
+    if args.target:
+        ax2.axhline(args.target, color="tab:red", lw=0.8, ls="--", label=f"target {args.target:.2f}")
+    ax2.set_ylim(0.2, 0.9)
+    ax2.set_xlabel("iteration of the snapshot")
+    ax2.set_ylabel("win rate (ties = 1/2), 95% Wilson interval")
+    ax2.set_title("snapshot matches")
+    ax2.legend(loc="lower right")
+    last = updates[-1]
+    fig.suptitle(args.title or f"AlphaZero self-play: {last['iteration']} iterations, {last['games']} games, "
+                 f"{last['global_step']:,} samples, {last['cpu_s'] / 3600:.2f} h CPU")
+    fig.tight_layout()
+    fig.savefig(args.png, dpi=110)
+    print(f"wrote {args.png}")
+
+
 def match(args) -> dict:
     from training.tournament import run_tournament
     res = run_tournament([args.agent, args.opponent], games_per_pairing=args.games, mode="gauntlet", seed=args.seed,
@@ -142,6 +194,14 @@ def main(argv=None) -> int:
     pl.add_argument("--png", default="docs/az_training_curve.png")
     pl.add_argument("--title", default=None)
     pl.set_defaults(func=plot)
+    sn = sub.add_parser("snapshots")
+    sn.add_argument("--log", required=True)
+    sn.add_argument("--results", nargs="+", required=True, help="results.json of snapshot matches")
+    sn.add_argument("--png", default="docs/az_training_curve.png")
+    sn.add_argument("--label", default="raw policy vs the shipped PPO model")
+    sn.add_argument("--target", type=float, default=0.6)
+    sn.add_argument("--title", default=None)
+    sn.set_defaults(func=snapshots)
     m = sub.add_parser("match")
     m.add_argument("--agent", required=True)
     m.add_argument("--opponent", required=True)
