@@ -185,62 +185,46 @@ class ExecLauncher:
 # ------------------------------------------------------------------------------------------------
 # what a finished run looks like
 def final_state(out: Path, trainer: str = "ppo") -> dict:
-    """Everything a finished run must agree on with the uninterrupted run (timings excluded)."""
-    if trainer == "az":
-        return final_az_state(out)
+    """Everything a finished run must agree on with the uninterrupted run (timings excluded): the
+    weights and Adam state (AlphaZero: also the best network and the replay buffer file's bytes),
+    the counters, the files the checkpoint lists (PPO: the pool; AlphaZero: the buffer file) and
+    those present, model.pt against the checkpoint, the log's step sequence, ``.tmp-*`` leftovers."""
+    import numpy as np
     import torch
     from agents.ppo import read_checkpoint
 
+    az = trainer == "az"
+    step = "iteration" if az else "update"
     ckpt = read_checkpoint(out / "checkpoint.pt")
     h = hashlib.sha256()
-    for k, v in sorted(ckpt["model"].items()):
-        h.update(k.encode())
-        h.update(v.numpy().tobytes())
-    for i, st in sorted(ckpt["optimizer"]["state"].items()):
-        for k in ("exp_avg", "exp_avg_sq"):
-            h.update(st[k].numpy().tobytes())
-    model = read_checkpoint(out / "model.pt")
-    model_ok = all(torch.equal(model["model"][k], ckpt["model"][k]) for k in ckpt["model"])
-    c = ckpt["counters"]
-    rows = [json.loads(ln) for ln in (out / "log.jsonl").read_text().splitlines() if ln.strip()]
-    leftovers = sorted(str(p.relative_to(out)) for p in out.rglob(".tmp-*"))
-    return {"weights": h.hexdigest()[:16], "counters": [c["update"], c["global_step"], c["decisions"], c["games"]],
-            "pool": list(ckpt["pool"]), "pool_files": sorted(p.name for p in (out / "pool").glob("*")),
-            "model.pt": [model.get("counters", {}).get("update"), model_ok],
-            "log": [(r.get("kind", "update"), r["update"]) for r in rows], "leftovers": leftovers}
-
-
-def final_az_state(out: Path) -> dict:
-    """``final_state`` of an AlphaZero run: network, best network, Adam state, counters, the replay
-    buffer's file (its bytes) and the buffer files present, model.pt, the log's sequence."""
-    import torch
-    from agents.ppo import read_checkpoint
-
-    ckpt = read_checkpoint(out / "checkpoint.pt")
-    h = hashlib.sha256()
-    for part in ("model", "best_model"):
+    for part in ("model", "best_model") if az else ("model",):
         for k, v in sorted(ckpt[part].items()):
-            h.update(f"{part}.{k}".encode())
+            h.update((f"{part}.{k}" if az else k).encode())
             h.update(v.numpy().tobytes())
     for i, st in sorted(ckpt["optimizer"]["state"].items()):
         for k in ("exp_avg", "exp_avg_sq"):
             h.update(st[k].numpy().tobytes())
-    name = ckpt["buffer"]
-    if name:
-        import numpy as np
-        with np.load(out / name) as d:
-            for k in sorted(d.files):
-                h.update(d[k].tobytes())
+    if az:
+        listed = [ckpt["buffer"]] if ckpt["buffer"] else []
+        present = sorted(p.name for p in out.glob("buffer_i*.npz"))
+        for name in listed:
+            with np.load(out / name) as d:
+                for k in sorted(d.files):
+                    h.update(d[k].tobytes())
+        c = ckpt["counters"]
+        counters = [c["iteration"], c["games"], c["samples_trained"], c["best_iteration"]]
+    else:
+        listed = list(ckpt["pool"])
+        present = sorted(p.name for p in (out / "pool").glob("*"))
+        c = ckpt["counters"]
+        counters = [c["update"], c["global_step"], c["decisions"], c["games"]]
     model = read_checkpoint(out / "model.pt")
     model_ok = all(torch.equal(model["model"][k], ckpt["model"][k]) for k in ckpt["model"])
-    c = ckpt["counters"]
     rows = [json.loads(ln) for ln in (out / "log.jsonl").read_text().splitlines() if ln.strip()]
     leftovers = sorted(str(p.relative_to(out)) for p in out.rglob(".tmp-*"))
-    return {"weights": h.hexdigest()[:16],
-            "counters": [c["iteration"], c["games"], c["samples_trained"], c["best_iteration"]],
-            "pool": [name] if name else [], "pool_files": sorted(p.name for p in out.glob("buffer_i*.npz")),
-            "model.pt": [model.get("counters", {}).get("iteration"), model_ok],
-            "log": [(r.get("kind", "iteration"), r["iteration"]) for r in rows], "leftovers": leftovers}
+    return {"weights": h.hexdigest()[:16], "counters": counters, "pool": listed, "pool_files": present,
+            "model.pt": [model.get("counters", {}).get(step), model_ok],
+            "log": [(r.get("kind", step), r[step]) for r in rows], "leftovers": leftovers}
 
 
 def _problems(state: dict, reference: dict) -> list[str]:

@@ -58,10 +58,6 @@ CONFIG_NAME = "config.toml"
 POOL_DIR = "pool"
 TMP_PREFIX = ".tmp-"          # the prefix atomic_write gives its temporary files
 
-# the crash test's write points live in training.loop (shared with the AlphaZero trainer)
-_write_point = write_point
-
-
 # ------------------------------------------------------------------------------------------------
 # files
 def atomic_torch_save(obj, path) -> None:
@@ -71,9 +67,9 @@ def atomic_torch_save(obj, path) -> None:
 
     def write(fh):
         torch.save(obj, fh)
-        _write_point(f"inside {name} (temporary file, before the rename)")
+        write_point(f"inside {name} (temporary file, before the rename)")
     atomic_write(path, write, binary=True)
-    _write_point(f"after {name}")
+    write_point(f"after {name}")
 
 
 def _fsync_dir(path) -> None:
@@ -209,7 +205,7 @@ class PPOTrainer(TrainingLoop):
             remove_leftovers(self.out)
             self._prune_pool(keep=())           # snapshots of an attempt that died before its first checkpoint
             atomic_write_text(self.out / CONFIG_NAME, config.to_toml())
-            _write_point(f"after {CONFIG_NAME}")
+            write_point(f"after {CONFIG_NAME}")
             if (self.out / LOG_NAME).exists():
                 (self.out / LOG_NAME).unlink()
 
@@ -309,7 +305,7 @@ class PPOTrainer(TrainingLoop):
                 if update <= self.update:
                     kept.append(ln)
             atomic_write_text(log, "".join(ln + "\n" for ln in kept))
-            _write_point(f"after rewriting {LOG_NAME}")
+            write_point(f"after rewriting {LOG_NAME}")
 
     def _repair_model(self) -> None:
         """Rewrite model.pt from the restored weights unless it already holds this update."""
@@ -338,7 +334,7 @@ class PPOTrainer(TrainingLoop):
                     f.unlink()
                 except FileNotFoundError:
                     pass
-                _write_point(f"after deleting pool/{f.name}")
+                write_point(f"after deleting pool/{f.name}")
 
     # ---- checkpoints ----------------------------------------------------------------------------
     def checkpoint_dict(self) -> dict:
