@@ -319,6 +319,39 @@ def test_batched_self_play_run_files_and_logs(tmp_path, tiny_model):
         AZTrainer(cfg, tmp_path / "run", progress=False)
 
 
+def test_self_play_opponents_take_one_seat_and_are_not_recorded(tmp_path, tiny_model):
+    """``selfplay_opponents`` / ``opponent_games``: in that share of the games one seat, drawn at random,
+    is an agent of a listed spec; only the searching seats' moves become samples, the log reports the
+    network's score in those games, plain self-play keeps its games, and a bad setting names the field."""
+    cfg = tiny_config(iterations=1, games_per_iteration=4, parallel_games=4, full_search_prob=1.0, init_from=tiny_model,
+                      selfplay_opponents=["random"], opponent_games=1.0, eval_games=0, gate_games=0)
+    tr = AZTrainer(cfg, tmp_path / "opp", progress=False, tensorboard=False)
+    games, stats = tr.self_play(np.random.default_rng(0))
+    assert stats["opponent_games"] == 4 and 0.0 <= stats["opponent_score"] <= 1.0
+    for pg in games:
+        (opp_seat,) = [s for s, k in enumerate(pg.result.spec.kinds) if k == "random"]
+        assert pg.samples and {seat for *_, seat in pg.samples} == {1 - opp_seat}
+        assert pg.result.spec.trained == [s != opp_seat for s in range(2)]
+    plain = AZTrainer(cfg.replace(opponent_games=0.0), tmp_path / "plain", progress=False, tensorboard=False)
+    again = AZTrainer(cfg.replace(opponent_games=0.0, selfplay_opponents=[]), tmp_path / "plain2", progress=False,
+                      tensorboard=False)
+    played = [t.self_play(np.random.default_rng(0))[0] for t in (plain, again)]
+    assert all(k == "current" for pg in played[0] for k in pg.result.spec.kinds)
+    assert [[v for *_, v, _ in pg.samples] for pg in played[0]] == [[v for *_, v, _ in pg.samples] for pg in played[1]]
+    assert [pg.result.spec.seed for pg in played[0]] == [pg.result.spec.seed for pg in games]   # same deals
+    with pytest.raises(ValueError, match="'opponent_games'"):
+        tiny_config(opponent_games=0.5)
+    with pytest.raises(ValueError, match="'opponent_games'"):
+        tiny_config(selfplay_opponents=["random"], opponent_games=1.5)
+    bad = AZTrainer(cfg.replace(selfplay_opponents=["nosuchagent"]), tmp_path / "bad", progress=False,
+                    tensorboard=False)
+    with pytest.raises(ValueError, match="selfplay_opponents: cannot build 'nosuchagent'"):
+        bad.self_play(np.random.default_rng(0))
+    tr.train()
+    row = json.loads((tmp_path / "opp" / "log.jsonl").read_text().splitlines()[0])
+    assert row["train/opponent_games"] == 4 and "train/vs_opponents" in row
+
+
 def test_resume_continues_exactly(tmp_path):
     """Atomic checkpoints and exact --resume: 3 iterations in one go, and 1 + 1 + 1 with two
     resumes (replay buffer, optimizer, best model restored), give bit-identical networks."""

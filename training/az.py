@@ -7,7 +7,9 @@ search of every game stepped together so that each forward pass sees a batch of 
 ``agents.az.run_searches``), add their positions to the replay buffer, then ``train_steps``
 minibatch steps on samples drawn uniformly from the buffer. Every random choice of iteration ``i``
 comes from ``SeedSequence([seed, i])``, so a run is a pure function of its config and
-``--resume`` continues exactly (``tests/test_az.py`` checks bit-identical weights).
+``--resume`` continues exactly (``tests/test_az.py`` checks bit-identical weights). With
+``selfplay_opponents`` a share of the games seats one fixed agent (a PPO model, the heuristic, ...);
+its moves are not samples, the network's are.
 
 Run directory (``--out``)::
 
@@ -26,6 +28,7 @@ removed and log lines after the checkpoint are dropped.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -97,6 +100,11 @@ class AZConfig(ConfigFile):
     temperature_moves: int = 30
     temperature: float = 1.0
     tree_reuse: bool = True
+    #: agent specs (``agents.make``, e.g. ``"ppo:path=models/ppo_2p/model.pt"``) that take one seat, drawn
+    #: at random, in a share ``opponent_games`` of each iteration's games; the other seats search and
+    #: are recorded as usual, so the network also learns on the positions those opponents lead to
+    selfplay_opponents: list = field(default_factory=list)
+    opponent_games: float = 0.0
 
     # ---- network (ignored for the architecture when init_from names a model)
     #: a PPO or AZ model file to start from (its architecture and weights), or "none"
@@ -145,10 +153,14 @@ class AZConfig(ConfigFile):
             ints_from_zero=("fast_sims", "temperature_moves", "min_buffer", "train_steps", "eval_games", "gate_games"),
             positive=("c_puct", "learning_rate", "score_scale", "max_grad_norm", "dirichlet_alpha",
                       "policy_target_temperature"),
-            unit=("full_search_prob", "noise_frac", "gate_threshold"),
+            unit=("full_search_prob", "noise_frac", "gate_threshold", "opponent_games"),
             non_negative=("fpu", "virtual_loss", "weight_decay", "value_coef", "temperature"))
-        if not isinstance(self.eval_opponents, list) or not all(isinstance(s, str) for s in self.eval_opponents):
-            bad("eval_opponents", "must be a list of agent specs (strings)")
+        for name in ("eval_opponents", "selfplay_opponents"):
+            specs = getattr(self, name)
+            if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
+                bad(name, "must be a list of agent specs (strings)")
+        if self.opponent_games > 0 and not self.selfplay_opponents:
+            bad("opponent_games", "needs selfplay_opponents (agent specs) to draw the opponents from")
 
     def search_params(self) -> SearchParams:
         return SearchParams(c_puct=self.c_puct, fpu=self.fpu, leaf_batch=self.leaf_batch,
@@ -307,6 +319,21 @@ def play_games(cfg: AZConfig, encoder, specs: list[GameSpec], seat_agents: list[
         stats["forward_passes"] += ev.forward_passes - passes0[k][0]
         stats["positions"] += ev.positions - passes0[k][1]
     return out, stats
+
+
+def _score_against_opponents(games: list[PlayedGame]) -> tuple[int, float]:
+    """(games with an opponent seat, the network's mean score in them: 1 a win, 0.5 a shared first
+    place, 0 a loss)."""
+    points = []
+    for pg in games:
+        kinds = pg.result.spec.kinds
+        if not kinds or all(k == "current" for k in kinds):
+            continue
+        ranks = [r["rank"] for r in pg.result.scores]          # ties broken as the rules break them
+        ours = min(r for r, k in zip(ranks, kinds) if k == "current")
+        others = min(r for r, k in zip(ranks, kinds) if k != "current")
+        points.append(1.0 if ours < others else 0.5 if ours == others else 0.0)
+    return len(points), float(np.mean(points)) if points else 0.0
 
 
 def _game_seeds(rng: np.random.Generator, n: int) -> list[int]:
@@ -469,12 +496,37 @@ class AZTrainer(TrainingLoop):
     def self_play(self, rng: np.random.Generator, progress=None) -> tuple[list, dict]:
         cfg = self.config
         seeds = _game_seeds(rng, cfg.games_per_iteration)
-        specs = [GameSpec(seed=s, controllers=[LEARNER] * cfg.num_players, trained=[True] * cfg.num_players,
-                          kinds=["current"] * cfg.num_players) for s in seeds]
+        specs, seat_agents = [], []
+        for s in seeds:
+            controllers, row = [LEARNER] * cfg.num_players, [LEARNER] * cfg.num_players
+            kinds = ["current"] * cfg.num_players
+            # (drawn only when opponents are configured, so that plain self-play keeps its games)
+            if cfg.opponent_games > 0 and rng.random() < cfg.opponent_games:
+                seat = int(rng.integers(cfg.num_players))
+                spec = cfg.selfplay_opponents[int(rng.integers(len(cfg.selfplay_opponents)))]
+                row[seat] = self._opponent(spec, int(rng.integers(2 ** 31)))
+                controllers[seat] = kinds[seat] = spec
+            specs.append(GameSpec(seed=s, controllers=controllers, trained=[c == LEARNER for c in controllers],
+                                  kinds=kinds))
+            seat_agents.append(row)
         self.net.eval()
         ev = {LEARNER: NetEvaluator(self.net, self.encoder)}
-        return play_games(cfg, self.encoder, specs, [[LEARNER] * cfg.num_players for _ in specs], ev, rng,
-                          selfplay=True, progress=progress)
+        games, stats = play_games(cfg, self.encoder, specs, seat_agents, ev, rng, selfplay=True, progress=progress)
+        stats["opponent_games"], stats["opponent_score"] = _score_against_opponents(games)
+        return games, stats
+
+    def _opponent(self, spec: str, seed: int):
+        """A fresh agent of ``spec`` for one self-play game, seeded (its model files are read once)."""
+        from agents import make
+        cache = self.__dict__.setdefault("_opponent_protos", {})
+        if spec not in cache:
+            try:
+                cache[spec] = make(spec)
+            except (ValueError, OSError) as e:
+                raise ValueError(f"selfplay_opponents: cannot build {spec!r}: {e}") from None
+        agent = copy.deepcopy(cache[spec])
+        agent.reset(seed=seed)
+        return agent
 
     def add_games(self, games: list[PlayedGame]) -> int:
         n = 0
@@ -552,6 +604,8 @@ class AZTrainer(TrainingLoop):
                 "moves_per_s": stats["searched_moves"] / max(t1 - t0, 1e-9),
                 "train/mean_score": float(np.mean(totals)) if totals else 0.0,
                 "train/game_decisions": float(np.mean([pg.result.decisions for pg in games])),
+                **({"train/opponent_games": stats["opponent_games"], "train/vs_opponents": stats["opponent_score"]}
+                   if stats.get("opponent_games") else {}),
                 "elapsed_s": self.elapsed, "cpu_s": self.cpu, **losses}
 
     # ---- evaluation ----------------------------------------------------------------------------------
