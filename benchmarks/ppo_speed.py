@@ -4,6 +4,7 @@ time with its network forward pass alone beside it.
     python benchmarks/ppo_speed.py                      # this checkout
     python benchmarks/ppo_speed.py --baseline main      # also a git revision, alternating, with ratios
     python benchmarks/ppo_speed.py --only collect --warm --baseline main    # steady-state collection
+    python benchmarks/ppo_speed.py --breakdown          # where collection time goes (this checkout)
 
 Collection is ``training.selfplay.collect`` in this process (no subprocess workers, one torch
 thread) with the default ``PPOConfig`` (2 players, 32 games side by side, opponents drawn per
@@ -62,6 +63,76 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> d
     wall = time.perf_counter() - t
     return {"samples": len(r), "decisions": r.decisions, "games": len(r.results), "seconds": wall,
             "steps_per_s": len(r) / wall, "decisions_per_s": r.decisions / wall}
+
+
+def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
+    """Seconds of a warm collection (as ``measure_collect(warm=True)``) spent in the networks'
+    forward passes, the rest of ``PolicyValueNet.act`` (distribution, sampling), the fixed agents
+    (heuristic, random), the observation encoder, and everything else (engine, legal lists, the
+    loop). ``1 / forward share`` bounds what speeding up everything but the forward pass can give."""
+    import collections
+    import copy
+
+    import torch
+
+    import agents.heuristic as heuristic
+    import agents.random_agent as random_agent
+    import training.selfplay as selfplay
+    from clans_env import Game, GameConfig
+    from clans_env.engine.actions import NUM_ACTIONS
+    from training.config import PPOConfig
+    from training.networks import PolicyValueNet, build_network
+
+    spent: collections.Counter = collections.Counter()
+
+    def timed(owner, name, key):
+        inner = getattr(owner, name)
+
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return inner(*a, **k)
+            finally:
+                spent[key] += time.perf_counter() - t
+        setattr(owner, name, wrapper)
+        return inner
+
+    for i in range(200):
+        Game(GameConfig(num_players=2, seed=10_000 + i))
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    config = PPOConfig()
+    encoder = selfplay.make_encoder(config.num_players, config.game_options)
+    learner = build_network(config, encoder.size, NUM_ACTIONS).eval()
+    pool = [copy.deepcopy(learner), copy.deepcopy(learner)]
+    selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+    originals = [(PolicyValueNet, "forward", timed(PolicyValueNet, "forward", "forward")),
+                 (PolicyValueNet, "act", timed(PolicyValueNet, "act", "act")),
+                 (heuristic.HeuristicAgent, "act", timed(heuristic.HeuristicAgent, "act", "heuristic")),
+                 (random_agent.RandomAgent, "act", timed(random_agent.RandomAgent, "act", "random")),
+                 (selfplay, "encode_batch", timed(selfplay, "encode_batch", "encode"))]
+    calls: collections.Counter = collections.Counter()
+    act = PolicyValueNet.act
+
+    def counted(self, obs, mask, **k):
+        calls["forward_calls"] += 1
+        calls["rows"] += len(obs)
+        return act(self, obs, mask, **k)
+    PolicyValueNet.act = counted
+    try:
+        t = time.perf_counter()
+        r = selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+        wall = time.perf_counter() - t
+    finally:
+        for owner, name, inner in originals:
+            setattr(owner, name, inner)
+    parts = {"network forward": spent["forward"], "rest of act": spent["act"] - spent["forward"],
+             "heuristic agents": spent["heuristic"], "random agents": spent["random"],
+             "observation encoder": spent["encode"]}
+    parts["engine, legal lists, loop"] = wall - sum(parts.values())
+    return {"seconds": wall, "samples": len(r), "steps_per_s": len(r) / wall, "shares": {k: v / wall for k, v in parts.items()},
+            "forward_calls": calls["forward_calls"], "rows_per_call": calls["rows"] / max(calls["forward_calls"], 1),
+            "bound_if_only_forward_left": wall / max(spent["forward"], 1e-9)}
 
 
 def measure_move(positions: int = 150, reps: int = 5, seed: int = 0) -> dict:
@@ -125,7 +196,20 @@ def main() -> None:
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     ap.add_argument("--only", choices=["collect", "move"], help="measure only one of the two")
     ap.add_argument("--warm", action="store_true", help="time the second of two identical collections")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="only: where a warm collection's time goes, in this checkout (best of --rounds)")
     args = ap.parse_args()
+    if args.breakdown:
+        runs = [measure_in(ROOT, "ppo_speed", f"measure_breakdown({args.samples}, {args.seed})")
+                for _ in range(args.rounds)]
+        r = max(runs, key=lambda r: r["steps_per_s"])
+        print(f"PPO collection breakdown: best of {args.rounds}, warm, one torch thread: {r['steps_per_s']:.0f} "
+              f"learner steps/s, {r['samples']} samples in {r['seconds']:.2f} s, {r['forward_calls']} forward "
+              f"calls of {r['rows_per_call']:.1f} positions on average")
+        for k, v in r["shares"].items():
+            print(f"  {k:<28} {100 * v:5.1f}%")
+        print(f"  with everything but the forward pass free: at most x{r['bound_if_only_forward_left']:.2f} faster")
+        return
     parts = [p for p in ("collect", "move") if args.only in (None, p)]
     calls = {"collect": f"measure_collect({args.samples}, {args.seed}, {args.warm})",
              "move": f"measure_move({args.positions}, 5, {args.seed})"}
