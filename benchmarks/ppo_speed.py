@@ -34,10 +34,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(ROOT, "models", "ppo_2p", "model.pt")
 
 
-def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> dict:
-    """Learner steps per second of one ``collect`` call of at least ``samples`` samples; ``warm``:
-    time the second of two identical calls, as in a training run's steady state (the first call
-    also pays for touching fresh memory, which is slow on these virtual machines)."""
+def _collection_setup(seed: int):
+    """What both collection measurements play with: the default ``PPOConfig``, its encoder, a freshly
+    initialised learner and a pool of two frozen copies, one torch thread, the map topologies built."""
     import copy
 
     import torch
@@ -46,7 +45,7 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> d
     from clans_env.engine.actions import NUM_ACTIONS
     from training.config import PPOConfig
     from training.networks import build_network
-    from training.selfplay import collect, make_encoder
+    from training.selfplay import make_encoder
 
     for i in range(200):                  # warm up: the map topologies (16 of them, cached) are built
         Game(GameConfig(num_players=2, seed=10_000 + i))
@@ -55,7 +54,16 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> d
     config = PPOConfig()
     encoder = make_encoder(config.num_players, config.game_options)
     learner = build_network(config, encoder.size, NUM_ACTIONS).eval()
-    pool = [copy.deepcopy(learner), copy.deepcopy(learner)]
+    return config, encoder, learner, [copy.deepcopy(learner), copy.deepcopy(learner)]
+
+
+def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> dict:
+    """Learner steps per second of one ``collect`` call of at least ``samples`` samples; ``warm``:
+    time the second of two identical calls, as in a training run's steady state (the first call
+    also pays for touching fresh memory, which is slow on these virtual machines)."""
+    from training.selfplay import collect
+
+    config, encoder, learner, pool = _collection_setup(seed)
     if warm:
         collect(config, encoder, learner, pool, seed, samples, config.num_envs)
     t = time.perf_counter()
@@ -71,54 +79,36 @@ def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
     (heuristic, random), the observation encoder, and everything else (engine, legal lists, the
     loop). ``1 / forward share`` bounds what speeding up everything but the forward pass can give."""
     import collections
-    import copy
-
-    import torch
 
     import agents.heuristic as heuristic
     import agents.random_agent as random_agent
     import training.selfplay as selfplay
-    from clans_env import Game, GameConfig
-    from clans_env.engine.actions import NUM_ACTIONS
-    from training.config import PPOConfig
-    from training.networks import PolicyValueNet, build_network
+    from training.networks import PolicyValueNet
 
     spent: collections.Counter = collections.Counter()
+    calls: collections.Counter = collections.Counter()
+    rows = [0]
 
     def timed(owner, name, key):
         inner = getattr(owner, name)
 
         def wrapper(*a, **k):
+            calls[key] += 1
+            if key == "forward":
+                rows[0] += len(a[1])              # forward(self, obs, mask)
             t = time.perf_counter()
             try:
                 return inner(*a, **k)
             finally:
                 spent[key] += time.perf_counter() - t
         setattr(owner, name, wrapper)
-        return inner
+        return owner, name, inner
 
-    for i in range(200):
-        Game(GameConfig(num_players=2, seed=10_000 + i))
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
-    config = PPOConfig()
-    encoder = selfplay.make_encoder(config.num_players, config.game_options)
-    learner = build_network(config, encoder.size, NUM_ACTIONS).eval()
-    pool = [copy.deepcopy(learner), copy.deepcopy(learner)]
+    config, encoder, learner, pool = _collection_setup(seed)
     selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
-    originals = [(PolicyValueNet, "forward", timed(PolicyValueNet, "forward", "forward")),
-                 (PolicyValueNet, "act", timed(PolicyValueNet, "act", "act")),
-                 (heuristic.HeuristicAgent, "act", timed(heuristic.HeuristicAgent, "act", "heuristic")),
-                 (random_agent.RandomAgent, "act", timed(random_agent.RandomAgent, "act", "random")),
-                 (selfplay, "encode_batch", timed(selfplay, "encode_batch", "encode"))]
-    calls: collections.Counter = collections.Counter()
-    act = PolicyValueNet.act
-
-    def counted(self, obs, mask, **k):
-        calls["forward_calls"] += 1
-        calls["rows"] += len(obs)
-        return act(self, obs, mask, **k)
-    PolicyValueNet.act = counted
+    originals = [timed(PolicyValueNet, "forward", "forward"), timed(PolicyValueNet, "act", "act"),
+                 timed(heuristic.HeuristicAgent, "act", "heuristic"), timed(random_agent.RandomAgent, "act", "random"),
+                 timed(selfplay, "encode_batch", "encode")]
     try:
         t = time.perf_counter()
         r = selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
@@ -130,8 +120,9 @@ def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
              "heuristic agents": spent["heuristic"], "random agents": spent["random"],
              "observation encoder": spent["encode"]}
     parts["engine, legal lists, loop"] = wall - sum(parts.values())
-    return {"seconds": wall, "samples": len(r), "steps_per_s": len(r) / wall, "shares": {k: v / wall for k, v in parts.items()},
-            "forward_calls": calls["forward_calls"], "rows_per_call": calls["rows"] / max(calls["forward_calls"], 1),
+    return {"seconds": wall, "samples": len(r), "steps_per_s": len(r) / wall,
+            "shares": {k: v / wall for k, v in parts.items()},
+            "forward_calls": calls["forward"], "rows_per_call": rows[0] / max(calls["forward"], 1),
             "bound_if_only_forward_left": wall / max(spent["forward"], 1e-9)}
 
 

@@ -80,7 +80,6 @@ class SampleRows:
     first writes to fresh pages are what collection paid most for after the network."""
 
     def __init__(self, widths: dict[str, tuple[int, type]], capacity: int):
-        self.widths = widths
         self.n = 0
         self.arrays = {k: np.empty((max(1, capacity), w), dtype) for k, (w, dtype) in widths.items()}
 
