@@ -5,12 +5,20 @@ time with its network forward pass alone beside it.
     python benchmarks/ppo_speed.py --baseline main      # also a git revision, alternating, with ratios
     python benchmarks/ppo_speed.py --only collect --warm --baseline main    # steady-state collection
     python benchmarks/ppo_speed.py --breakdown          # where collection time goes (this checkout)
+    python benchmarks/ppo_speed.py --only collect --warm --samples 4096 --seeds 8 --rounds 2 --baseline cc91c59
 
 Collection is ``training.selfplay.collect`` in this process (no subprocess workers, one torch
 thread) with the default ``PPOConfig`` (2 players, 32 games side by side, opponents drawn per
 seat: the learner itself, a pool of two frozen copies, random and heuristic agents), a freshly
-initialised network and a fixed seed, so both versions play the same games when their engines
-agree. Learner steps are the PPO samples recorded (the learner's non-forced decisions).
+initialised network and a fixed seed, so both versions play the same games when their engines and
+their sampling agree. Learner steps are the PPO samples recorded (the learner's non-forced decisions).
+
+Since ``IncrementalActor`` (sixth session) draws one Gumbel variate per legal action, a seed plays
+other games than in earlier versions, and with them another mix of opponents. A game against the
+Heuristic costs about ten others (its one-step lookahead), and with ~65 games per collection their
+count varies by a third from seed to seed, so one seed's ratio says more about the mix than about
+speed. ``--seeds N`` pools N seeds' collections (total samples over total seconds): use it when
+comparing with a version whose sampling differs.
 
 The move time is ``PPOAgent.act`` (greedy) on positions sampled from random 2-player games with
 the shipped model ``models/ppo_2p/model.pt``; "forward" is the network call on the same batch-1
@@ -75,15 +83,16 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> d
 
 def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
     """Seconds of a warm collection (as ``measure_collect(warm=True)``) spent in the networks'
-    forward passes, the rest of ``PolicyValueNet.act`` (distribution, sampling), the fixed agents
-    (heuristic, random), the observation encoder, and everything else (engine, legal lists, the
-    loop). ``1 / forward share`` bounds what speeding up everything but the forward pass can give."""
+    networks (``IncrementalActor.act``: first-layer update, the rest of the network, the
+    distribution and sampling), the fixed agents (heuristic, random), the observation encoder, and
+    everything else (engine, legal lists, the loop). ``1 / network share`` bounds what speeding up
+    everything but the networks can give."""
     import collections
 
     import agents.heuristic as heuristic
     import agents.random_agent as random_agent
     import training.selfplay as selfplay
-    from training.networks import PolicyValueNet
+    from training.networks import IncrementalActor
 
     spent: collections.Counter = collections.Counter()
     calls: collections.Counter = collections.Counter()
@@ -94,8 +103,8 @@ def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
 
         def wrapper(*a, **k):
             calls[key] += 1
-            if key == "forward":
-                rows[0] += len(a[1])              # forward(self, obs, mask)
+            if key == "networks":
+                rows[0] += len(a[1])              # act(self, obs, mask, rows, ...)
             t = time.perf_counter()
             try:
                 return inner(*a, **k)
@@ -106,7 +115,7 @@ def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
 
     config, encoder, learner, pool = _collection_setup(seed)
     selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
-    originals = [timed(PolicyValueNet, "forward", "forward"), timed(PolicyValueNet, "act", "act"),
+    originals = [timed(IncrementalActor, "act", "networks"),
                  timed(heuristic.HeuristicAgent, "act", "heuristic"), timed(random_agent.RandomAgent, "act", "random"),
                  timed(selfplay, "encode_batch", "encode")]
     try:
@@ -116,14 +125,14 @@ def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
     finally:
         for owner, name, inner in originals:
             setattr(owner, name, inner)
-    parts = {"network forward": spent["forward"], "rest of act": spent["act"] - spent["forward"],
+    parts = {"networks (IncrementalActor.act)": spent["networks"],
              "heuristic agents": spent["heuristic"], "random agents": spent["random"],
              "observation encoder": spent["encode"]}
     parts["engine, legal lists, loop"] = wall - sum(parts.values())
     return {"seconds": wall, "samples": len(r), "steps_per_s": len(r) / wall,
             "shares": {k: v / wall for k, v in parts.items()},
-            "forward_calls": calls["forward"], "rows_per_call": rows[0] / max(calls["forward"], 1),
-            "bound_if_only_forward_left": wall / max(spent["forward"], 1e-9)}
+            "network_calls": calls["networks"], "rows_per_call": rows[0] / max(calls["networks"], 1),
+            "bound_if_only_networks_left": wall / max(spent["networks"], 1e-9)}
 
 
 def measure_move(positions: int = 150, reps: int = 5, seed: int = 0) -> dict:
@@ -184,6 +193,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=150, help="positions for the move time (default 150)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating repetitions (best reported; default 3)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", type=int, default=1,
+                    help="collections of seeds --seed, --seed+1, ...: the figure is their pooled steps/s (default 1)")
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     ap.add_argument("--only", choices=["collect", "move"], help="measure only one of the two")
     ap.add_argument("--warm", action="store_true", help="time the second of two identical collections")
@@ -195,32 +206,38 @@ def main() -> None:
                 for _ in range(args.rounds)]
         r = max(runs, key=lambda r: r["steps_per_s"])
         print(f"PPO collection breakdown: best of {args.rounds}, warm, one torch thread: {r['steps_per_s']:.0f} "
-              f"learner steps/s, {r['samples']} samples in {r['seconds']:.2f} s, {r['forward_calls']} forward "
+              f"learner steps/s, {r['samples']} samples in {r['seconds']:.2f} s, {r['network_calls']} network "
               f"calls of {r['rows_per_call']:.1f} positions on average")
         for k, v in r["shares"].items():
-            print(f"  {k:<28} {100 * v:5.1f}%")
-        print(f"  with everything but the forward pass free: at most x{r['bound_if_only_forward_left']:.2f} faster")
+            print(f"  {k:<32} {100 * v:5.1f}%")
+        print(f"  with everything but the networks free: at most x{r['bound_if_only_networks_left']:.2f} faster")
         return
     parts = [p for p in ("collect", "move") if args.only in (None, p)]
-    calls = {"collect": f"measure_collect({args.samples}, {args.seed}, {args.warm})",
-             "move": f"measure_move({args.positions}, 5, {args.seed})"}
+    seeds = list(range(args.seed, args.seed + max(1, args.seeds)))
+    calls = {**{("collect", s): f"measure_collect({args.samples}, {s}, {args.warm})" for s in seeds},
+             ("move", args.seed): f"measure_move({args.positions}, 5, {args.seed})"}
+    jobs = [(p, s) for p in parts for s in (seeds if p == "collect" else [args.seed])]
     with checkouts(args.baseline, prefix="clans-ppo-baseline-") as versions:
-        res: dict = {(name, p): [] for name in versions for p in parts}
+        res: dict = {(name, job): [] for name in versions for job in jobs}
         for _ in range(args.rounds):
-            for p in parts:
+            for job in jobs:
                 for name, path in versions.items():
-                    res[(name, p)].append(measure_in(path, "ppo_speed", calls[p]))
+                    res[(name, job)].append(measure_in(path, "ppo_speed", calls[job]))
     print(f"PPO speed: best of {args.rounds} alternating rounds, Python {sys.version.split()[0]}, one torch thread"
-          + (", collection timed on a second, warm call" if args.warm else ""))
+          + (", collection timed on a second, warm call" if args.warm else "")
+          + (f", collections of seeds {seeds[0]}-{seeds[-1]} pooled" if len(seeds) > 1 else ""))
     best = {}
     for name in versions:
         if "collect" in parts:
-            r = max(res[(name, "collect")], key=lambda r: r["steps_per_s"])
+            runs = [max(res[(name, ("collect", s))], key=lambda r: r["steps_per_s"]) for s in seeds]
+            r = {k: sum(run[k] for run in runs) for k in ("samples", "decisions", "games", "seconds")}
+            r["steps_per_s"], r["decisions_per_s"] = r["samples"] / r["seconds"], r["decisions"] / r["seconds"]
+            r["per_seed"] = [run["steps_per_s"] for run in runs]
             best[(name, "collect")] = r
             print(f"{name:<9} collection: {r['steps_per_s']:.0f} learner steps/s ({r['samples']} samples, "
                   f"{r['decisions']} decisions, {r['games']} games, {r['decisions_per_s']:.0f} decisions/s)")
         if "move" in parts:
-            r = min(res[(name, "move")], key=lambda r: r["move_ms"])
+            r = min(res[(name, ("move", args.seed))], key=lambda r: r["move_ms"])
             best[(name, "move")] = r
             print(f"{name:<9} batch-1 move: {r['move_ms']:.3f} ms (forward {r['forward_ms']:.3f} ms, other "
                   f"{r['overhead_ms']:.3f} ms; {r['positions']} positions)")
@@ -229,11 +246,12 @@ def main() -> None:
         if "collect" in parts:
             c, b = best[("current", "collect")], best[("baseline", "collect")]
             print(f"  collection learner steps/s x{c['steps_per_s'] / b['steps_per_s']:.2f}")
+            if len(seeds) > 1:
+                print("  per seed: " + ", ".join(f"{s}: x{x / y:.2f}" for s, x, y in zip(seeds, c["per_seed"], b["per_seed"])))
         if "move" in parts:
             c, b = best[("current", "move")], best[("baseline", "move")]
             print(f"  move time x{c['move_ms'] / b['move_ms']:.2f}, without the forward pass "
                   f"x{c['overhead_ms'] / b['overhead_ms']:.2f}")
-
 
 if __name__ == "__main__":
     main()

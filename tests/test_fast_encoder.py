@@ -125,6 +125,29 @@ def test_action_mask_marks_exactly_the_legal_indices(monkeypatch, compiled):
         action_mask([NUM_ACTIONS])
 
 
+@pytest.mark.parametrize("compiled", [pytest.param(True, marks=needs_compiled), False])
+@pytest.mark.parametrize("industria", [False, True])
+def test_encode_into_fills_a_batch_row_exactly_as_encode(compiled, industria):
+    """``encode_into`` writes the observation into a given row (what batch encoders use) with the
+    same bits as ``encode``; a row of the wrong length or type is refused before anything is written."""
+    from clans_env import GameConfig
+    config = GameConfig(num_players=2, seed=3, industria=industria)
+    enc = ObservationEncoder(2, accelerated=compiled, industria=config.industria_modules)
+    g = Game(config)
+    rng = random.Random(3)
+    batch = np.full((2, enc.size), 7.0, np.float32)
+    for _ in range(60):
+        for seat in range(2):
+            assert enc.encode_into(g, seat, batch[seat]) is not None
+            assert np.array_equal(batch[seat].view(np.uint32), enc.encode(g, seat).view(np.uint32))
+        legal = g.legal_actions()
+        g.apply(legal[rng.randrange(len(legal))])
+    for bad in (np.zeros(enc.size - 1, np.float32), np.zeros(enc.size, np.float64)):
+        with pytest.raises(ValueError, match="float32 vector of length"):
+            enc.encode_into(g, 0, bad)
+        assert not bad.any()
+
+
 @needs_compiled
 def test_compiled_encoder_keeps_no_references_to_the_state():
     """Reference counts of the state objects it reads are the same after many calls, errors included

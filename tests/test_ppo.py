@@ -274,6 +274,79 @@ def test_inference_reads_the_first_layer_sparsely_and_matches_the_dense_layer(en
         opt.step()
 
 
+@pytest.mark.parametrize("arch", [dict(hidden_sizes=[64, 32]),
+                                  dict(hidden_sizes=[32], activation="relu", shared_torso=False),
+                                  dict(hidden_sizes=[32, 16], activation="gelu", mask_in_obs=False)])
+def test_incremental_actor_follows_games_and_matches_the_network(encoder, arch):
+    """``IncrementalActor`` (self-play's inference: first layer moved by the change since the same
+    seat's last position, the rest in NumPy) gives the network's greedy actions, log-probs and values
+    to float rounding at every decision of games played side by side to the end, and on through slots
+    that start other games (``reset`` rows take the full product again)."""
+    from training.networks import IncrementalActor
+    from training.selfplay import encode_batch
+    torch.manual_seed(3)
+    net = build_network(tiny_config(**arch), encoder.size, NUM_ACTIONS).eval()
+    with torch.no_grad():                              # larger weights than the init: drift would show
+        for p in net.parameters():
+            p.mul_(3.0)
+    actor = IncrementalActor(net, 3 * 2)
+    seeds = iter(range(40, 60))
+    slots = [Game(GameConfig(num_players=2, seed=next(seeds))) for _ in range(3)]
+    movers = [RandomAgent(seed=i) for i in range(3)]
+    restarts = worst = decisions = 0
+    while restarts < 2 or decisions < 400:
+        seats = [g.current_player for g in slots]
+        obs, mask = encode_batch(encoder, slots, seats)
+        got = actor.act(obs, mask, [i * 2 + s for i, s in enumerate(seats)], greedy=True)
+        want = net.act(obs, mask, greedy=True)
+        assert np.array_equal(got[0], want[0])
+        worst = max(worst, float(np.abs(got[1] - want[1]).max()), float(np.abs(got[2] - want[2]).max()))
+        decisions += len(slots)
+        for i, g in enumerate(slots):
+            g.apply(movers[i].act(g))
+            if g.is_terminal():
+                slots[i] = Game(GameConfig(num_players=2, seed=next(seeds)))
+                actor.reset(slice(i * 2, i * 2 + 2))
+                restarts += 1
+    assert worst < 1e-4
+
+
+def test_incremental_actor_samples_from_the_masked_policy(encoder):
+    """Sampling draws one Gumbel variate per legal action: the samples are legal, their log-probs
+    are the masked policy's, and their frequencies are the policy's probabilities."""
+    from training.networks import IncrementalActor
+    from training.selfplay import encode_batch
+    torch.manual_seed(0)
+    net = build_network(tiny_config(hidden_sizes=[32]), encoder.size, NUM_ACTIONS).eval()
+    with torch.no_grad():
+        net.policy_head.weight.mul_(300.0)             # a clearly non-uniform policy
+    g = Game(GameConfig(num_players=2, seed=5))
+    while len(g.legal_actions()) < 4:
+        g.apply(g.legal_actions()[0])
+    obs, mask = encode_batch(encoder, [g], [g.current_player])
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    probs = MaskedCategorical(logits, torch.from_numpy(mask)).probs[0].numpy()
+    assert probs.max() < 0.9 and (probs > 0.02).sum() >= 2
+    actor = IncrementalActor(net, 1)
+    rng = np.random.default_rng(1)
+    n = 4000
+    obs_n, mask_n = np.repeat(obs, n, 0), np.repeat(mask, n, 0)
+    counts = np.zeros(NUM_ACTIONS)
+    big = IncrementalActor(net, n)
+    for _ in range(2):                                  # rows continue: the second call is incremental
+        actions, logp, _ = big.act(obs_n, mask_n, np.arange(n), rng=rng)
+        assert mask[0, actions].all()
+        assert np.allclose(logp, np.log(probs[actions]), atol=1e-5)
+        counts += np.bincount(actions, minlength=NUM_ACTIONS)
+    freq = counts / counts.sum()
+    assert np.abs(freq - probs).max() < 0.03
+    with pytest.raises(ValueError, match="rng"):
+        actor.act(obs, mask, [0])
+    with pytest.raises(ValueError, match="no legal action"):
+        actor.act(obs, np.zeros_like(mask), [0], greedy=True)
+
+
 # ------------------------------------------------------------------------------------------------
 # training, checkpoints, resume
 def test_tiny_training_run_checkpoint_loads_and_plays_legal_moves(tmp_path, encoder):

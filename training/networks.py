@@ -6,11 +6,11 @@ builds them from a ``PPOConfig``.
 """
 from __future__ import annotations
 
-from agents.ppo import MaskedCategorical, PolicyValueNet, masked_logits
+from agents.ppo import IncrementalActor, MaskedCategorical, PolicyValueNet, masked_logits
 
 from .config import PPOConfig
 
-__all__ = ["MaskedCategorical", "PolicyValueNet", "masked_logits", "build_network", "count_parameters"]
+__all__ = ["IncrementalActor", "MaskedCategorical", "PolicyValueNet", "masked_logits", "build_network", "count_parameters"]
 
 
 def build_network(config: PPOConfig, obs_size: int, num_actions: int) -> PolicyValueNet:

@@ -22,11 +22,12 @@ import numpy as np
 import torch
 
 from clans_env import Game, GameConfig
+from clans_env.encoding.masks import fill_mask
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.env.rewards import final_rewards
 
 from .config import PPOConfig
-from .networks import PolicyValueNet
+from .networks import IncrementalActor, PolicyValueNet
 
 LEARNER = "learner"
 
@@ -68,9 +69,13 @@ def encode_batch(encoder, games: list, seats: list[int], legals: list | None = N
     else:
         obs, mask = out[0][:len(games)], out[1][:len(games)]
         mask[:] = False
+    encode_into = getattr(encoder, "encode_into", None)
     for i, (g, seat) in enumerate(zip(games, seats)):
-        obs[i] = encoder.encode(g, seat)
-        mask[i, g.legal_actions() if legals is None else legals[i]] = True
+        if encode_into is not None:
+            encode_into(g, seat, obs[i])
+        else:
+            obs[i] = encoder.encode(g, seat)
+        fill_mask(mask[i], g.legal_actions() if legals is None else legals[i])
     return obs, mask
 
 
@@ -240,6 +245,8 @@ class MatchRunner:
         results: list[GameResult] = []
         decisions = 0
         stopped = False
+        # one incremental actor per network: row i * P + seat follows that seat of slot i
+        actors = {key: IncrementalActor(net, num_slots * P) for key, net in self.nets.items()}
 
         def fill():
             nonlocal stopped
@@ -294,7 +301,8 @@ class MatchRunner:
                         rows["obs"][:] = obs[kept]
                         rows["mask"][:] = mask[kept]
                         store.commit(len(kept))
-                actions, logp, values = self.nets[key].act(obs, mask, rng=rng, greedy=self.greedy.get(key, False))
+                actions, logp, values = actors[key].act(obs, mask, [i * P + s for i, s in zip(asked, seats)],
+                                                        rng=rng, greedy=self.greedy.get(key, False))
                 for j, i in enumerate(asked):
                     a = int(actions[j])
                     chosen[i] = a
@@ -328,6 +336,8 @@ class MatchRunner:
                         ret_buf[k] = ret[t]
                         seat_buf[k] = rel
                 results.append(GameResult(slot.spec, scores, outcomes, slot.decisions))
+                for actor in actors.values():
+                    actor.reset(slice(i * P, (i + 1) * P))
                 if progress is not None:
                     progress(len(act_buf))
                 slots[i] = None

@@ -14,9 +14,14 @@ from .observation import _fastobs
 def action_mask(legal, dtype=np.int8) -> np.ndarray:
     """A fresh ``dtype`` vector of length NUM_ACTIONS with ones at the ``legal`` indices
     (raises IndexError for an index outside the table)."""
-    mask = np.zeros(NUM_ACTIONS, dtype)
-    if _fastobs is not None and mask.itemsize == 1 and mask.dtype.kind in "biu":   # int8, uint8, bool
-        _fastobs.fill_mask(mask, legal)
+    return fill_mask(np.zeros(NUM_ACTIONS, dtype), legal)
+
+
+def fill_mask(mask: np.ndarray, legal) -> np.ndarray:
+    """``mask`` (a zeroed vector of length NUM_ACTIONS, e.g. a row of a batch) with ones written at
+    the ``legal`` indices, returned."""
+    if _fastobs is not None and mask.itemsize == 1 and mask.dtype.kind in "biu" and mask.flags.c_contiguous:
+        _fastobs.fill_mask(mask, legal)          # int8, uint8, bool
     elif legal:
         mask[np.asarray(legal, np.intp)] = 1
     return mask

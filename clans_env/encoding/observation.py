@@ -1037,6 +1037,14 @@ class ObservationEncoder:
 
     def encode(self, game, seat: int) -> np.ndarray:
         """The observation of ``game`` for ``seat`` (a fresh float32 array of length ``size``)."""
+        return self.encode_into(game, seat, None)
+
+    def encode_into(self, game, seat: int, out: np.ndarray | None) -> np.ndarray:
+        """``encode`` written into ``out`` (a float32 vector of length ``size``; ``None``: a fresh
+        one) and returned: batch encoders fill their rows without a copy."""
+        if out is not None and (out.shape != (self.size,) or out.dtype != np.float32):
+            raise ValueError(f"out must be a float32 vector of length {self.size} "
+                             f"(got {out.dtype} of shape {out.shape})")
         n = self.num_players
         if game.num_players != n:
             raise ValueError(f"this encoder is for {n} players; the game has {game.num_players}")
@@ -1047,7 +1055,8 @@ class ObservationEncoder:
             if board is not self._fast_board:
                 self._fast_planes = self._static_planes(board)
                 self._fast_board = board
-            out = np.empty(self.size, np.float32)
+            if out is None:
+                out = np.empty(self.size, np.float32)
             base = out[:self.base_size] if self.industria else out
             if not _fastobs.encode(base, game, seat, self._fast_spec, self._fast_planes, self._import_values):
                 for p, pl in enumerate(game.players):   # a stale reach cache: rules.common.reach refreshes it
@@ -1225,11 +1234,13 @@ class ObservationEncoder:
                 a, b = self._at_decision
                 vector[a:b] = values
                 written[5 + 3 * n] = values
-        if self.industria:
+        if out is None:
             out = vector.copy()
+        else:
+            out[:] = vector
+        if self.industria:
             out[self.base_size:] = self._industria_vector(game, seat)
-            return out
-        return vector.copy()
+        return out
 
     # ---- documentation helpers ----------------------------------------------------------------------
     def split(self, vector: np.ndarray) -> dict[str, np.ndarray]:
