@@ -32,12 +32,13 @@ few spaces and the best one counts. Decisions with one legal action are not eval
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter, mul, sub
 
 from clans_env.engine import data as D
 from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
 from clans_env.engine.rules.awards import award_vp
 from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
-                                            scoring_tile_glory, threshold_vp, tier_split)
+                                            threshold_vp, tier_split, tile_glory_function)
 from clans_env.engine.state import (ACTION, GAME_OVER, K_CLAN, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
                                     K_EXCHANGE_TO, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PLACE, K_PORT_COPY,
                                     K_PORT_DISCARD, K_PORT_GAIN, K_PORT_PRICE, K_SLAUGHTER, SETUP)
@@ -87,6 +88,7 @@ DEFAULT_WEIGHTS = Weights()
 #: VP per pound at the end of the game (rulebook: 1 VP for every 10 pounds)
 FINAL_MONEY_VALUE = 1.0 / D.MONEY_PER_VP
 
+itemgetter_basic = itemgetter(*D.BASIC_GOODS)     # the Basic goods' entries of a per-Good list
 _MAX_SPACES_TRIED = 3          # placements looked at when valuing an expand:<unit> choice
 
 
@@ -170,6 +172,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     vals = import_values(g)
     prices = [D.PRICES[i][g.prices[i]] for i in range(D.NUM_GOODS)]
     tiles_left = g.scoring_tiles[g.round - 1:] if g.scoring_tiles else ()
+    tile_fns = _tile_functions(tiles_left)
     topo = g.topo
     free_land = topo.land_mask & ~g.occupied
     exports = [len(pl.done_contracts) for pl in g.players]
@@ -190,9 +193,9 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     for p, pl in enumerate(g.players):
         clan = g.clans[p]
         goods = clan.final_goods(g, p)
-        placed = [a - b for a, b in zip(D.UNITS_PER_PLAYER, pl.units_left)]
+        placed = list(map(sub, D.UNITS_PER_PLAYER, pl.units_left))
         v = float(pl.glory + pl.hops - pl.vp_bid)
-        v += sum(a * b for a, b in zip(pl.imports, vals))
+        v += sum(map(mul, pl.imports, vals))
         v += export_vp[p] + settle_vp[p] + w.settlement * settle[p]
         if award is not None:
             v += award[p]
@@ -204,9 +207,12 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         empty_boxes = clan.export_boxes - len(pl.open_contracts)
         if empty_boxes > 0 and phases_left:
             v += w.empty_box * empty_boxes * phases_left
-        for cid in pl.open_contracts:
-            v += _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w,
-                                 exports, export_vp)
+        if pl.open_contracts:
+            more = exports[:]
+            more[p] += 1
+            one_more = _majority(more, True, alt)[p] - export_vp[p]      # VP of one more fulfilled contract
+            for cid in pl.open_contracts:
+                v += _contract_value(pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w, one_more)
         for held, res, gv in zip(goods, reserved, good_vp):
             v += (held - res) * gv
         clan_value = _CLAN_VALUES.get(clan.name)
@@ -224,7 +230,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
             for u, (good, per) in D.ANIMAL_OUTPUT.items():
                 if placed[u]:
                     out_goods[good] += placed[u] * clan.production_per_unit(g, p, u, per)
-            v += rounds * sum(out_goods[i] * good_vp[i] for i in D.BASIC_GOODS)
+            v += rounds * sum(map(mul, itemgetter_basic(out_goods), itemgetter_basic(good_vp)))
             # factories: conversions fed by production plus the stock spread over the rounds
             for f in D.FACTORIES:
                 if placed[f]:
@@ -233,8 +239,8 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
                     gain = max(good_vp[dst] - good_vp[src], w.conversion)
                     v += rounds * gain * min(placed[f], feed + 0.25)
         # ---- Scoring tiles still to come, on the current position ----------------------------
-        for t in tiles_left:
-            v += scoring_tile_glory(g, p, t)
+        for tile_glory in tile_fns:
+            v += tile_glory(g, p)
         # ---- room to grow ----------------------------------------------------------------------
         if phases_left >= 2:
             growth = (phases_left - 1) / (D.NUM_ROUNDS - 1)
@@ -246,6 +252,20 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         if not pl.passed and (g.phase == ACTION or g.phase == SETUP):
             v += pass_bonus * mv + w.turn_option
         out.append(v)
+    return out
+
+
+_TILE_FUNCTIONS: dict = {}
+
+
+def _tile_functions(tiles) -> list:
+    """``tile_glory_function`` of each of these Scoring tiles (cached by the tiles)."""
+    key = tuple(tiles)
+    out = _TILE_FUNCTIONS.get(key)
+    if out is None:
+        if len(_TILE_FUNCTIONS) > 10_000:
+            _TILE_FUNCTIONS.clear()
+        out = _TILE_FUNCTIONS[key] = [tile_glory_function(t) for t in key]
     return out
 
 
@@ -297,30 +317,26 @@ GORDON_SILO_OPTION = 1.0
 _CLAN_VALUES = {"fraser": _fraser_value, "gordon": _gordon_value}
 
 
-def _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w, exports,
-                    export_vp) -> float:
-    """Expected VP of open contract ``cid``: (payout - goods used - missing goods' cost) x chance."""
+def _contract_value(pl, cid, goods, reserved, prices, vals, mv, phases_left, placed, w, one_more) -> float:
+    """Expected VP of open contract ``cid``: (payout - goods used - missing goods' cost) x chance
+    (``one_more``: the Export scoring VP one more fulfilled contract adds)."""
     if phases_left <= 0 or (phases_left == 1 and pl.passed):
         return 0.0          # no Action left to fulfil it in: the Goods simply stay in stock
     c = D.CONTRACT_BY_ID[cid]
-    payout = c.hops + sum(a * b for a, b in zip(c.imports, vals)) + c.money * mv
+    payout = c.hops + sum(map(mul, c.imports, vals)) + c.money * mv
     payout += w.free_space * c.free_space + w.bonus_upgrade * c.bonus_upgrade
-    more = exports[:]
-    more[p] += 1
-    payout += _majority(more, True, g.config.alt_two_player_scoring)[p] - export_vp[p]   # one more fulfilled
+    payout += one_more
     need_total = 0
     held_total = 0
     used_vp = 0.0
     missing_cost = 0.0
-    for i, need in enumerate(c.goods):
-        if not need:
-            continue
+    for i, need, good_vp in _CONTRACT_NEEDS[cid]:
         free = goods[i] - reserved[i]
         held = need if free >= need else max(free, 0)
         reserved[i] += held
         need_total += need
         held_total += held
-        used_vp += held * (D.BASIC_GOOD_VP if D.IS_BASIC[i] else D.PROCESSED_GOOD_VP)
+        used_vp += held * good_vp
         missing_cost += (need - held) * prices[i] * mv
     meat_need = c.beef + c.mutton
     if meat_need:
@@ -335,6 +351,12 @@ def _contract_value(g, p, pl, cid, goods, reserved, prices, vals, mv, phases_lef
     if phases_left == 1:
         chance *= 0.5 + 0.5 * share       # last round: missing goods are a real risk
     return chance * (payout - used_vp - missing_cost) + used_vp
+
+
+#: per contract id, the Goods it needs as (good, quantity, final VP per unit), in Goods order
+_CONTRACT_NEEDS = {cid: tuple((i, need, D.BASIC_GOOD_VP if D.IS_BASIC[i] else D.PROCESSED_GOOD_VP)
+                              for i, need in enumerate(c.goods) if need)
+                   for cid, c in D.CONTRACT_BY_ID.items()}
 
 
 _MAJORITY_CACHE: dict = {}

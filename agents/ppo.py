@@ -228,6 +228,9 @@ class IncrementalActor:
             self._b1 = torch.cat([t[0].bias for t in torsos]).detach().double().numpy()
             self._layers = [[_linear_np(lay) for lay in list(t)[2::2]] for t in torsos]
             self._policy, self._value = _linear_np(net.policy_head), _linear_np(net.value_head)
+            # one torso: both heads in one product ([width, actions + players])
+            self._heads = None if len(torsos) > 1 else tuple(np.concatenate(pair, -1).copy() for pair in
+                                                            zip(self._policy, self._value))
         self._act = _activation_np(net.arch["activation"])
         self._width, self._torsos = width, len(torsos)
         self.obs_size, self.num_actions = net.obs_size, net.num_actions
@@ -292,10 +295,15 @@ class IncrementalActor:
                 h += b
                 h = self._act(h)
             hidden.append(h)
-        logits = hidden[0] @ self._policy[0]
-        logits += self._policy[1]
-        values = hidden[-1] @ self._value[0]
-        values += self._value[1]
+        if self._heads is not None:
+            out = hidden[0] @ self._heads[0]
+            out += self._heads[1]
+            logits, values = out[:, :self.num_actions], out[:, self.num_actions:].copy()
+        else:
+            logits = hidden[0] @ self._policy[0]
+            logits += self._policy[1]
+            values = hidden[-1] @ self._value[0]
+            values += self._value[1]
         logits[~mask] = -np.inf
         if greedy:
             actions = logits.argmax(1)

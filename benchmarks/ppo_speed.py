@@ -68,14 +68,21 @@ def _collection_setup(seed: int):
 def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> dict:
     """Learner steps per second of one ``collect`` call of at least ``samples`` samples; ``warm``:
     time the second of two identical calls, as in a training run's steady state (the first call
-    also pays for touching fresh memory, which is slow on these virtual machines)."""
+    also pays for touching fresh memory, which is slow on these virtual machines; where ``collect``
+    takes ``reuse``, the second call writes over the first one's samples, as ``PPOTrainer`` does)."""
+    import inspect
+
     from training.selfplay import collect
 
     config, encoder, learner, pool = _collection_setup(seed)
+    extra = {}
     if warm:
-        collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+        first = collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+        if "reuse" in inspect.signature(collect).parameters:
+            extra["reuse"] = first
+        del first
     t = time.perf_counter()
-    r = collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+    r = collect(config, encoder, learner, pool, seed, samples, config.num_envs, **extra)
     wall = time.perf_counter() - t
     return {"samples": len(r), "decisions": r.decisions, "games": len(r.results), "seconds": wall,
             "steps_per_s": len(r) / wall, "decisions_per_s": r.decisions / wall}
@@ -114,13 +121,13 @@ def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
         return owner, name, inner
 
     config, encoder, learner, pool = _collection_setup(seed)
-    selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+    first = selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
     originals = [timed(IncrementalActor, "act", "networks"),
                  timed(heuristic.HeuristicAgent, "act", "heuristic"), timed(random_agent.RandomAgent, "act", "random"),
                  timed(selfplay, "encode_batch", "encode")]
     try:
         t = time.perf_counter()
-        r = selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+        r = selfplay.collect(config, encoder, learner, pool, seed, samples, config.num_envs, reuse=first)
         wall = time.perf_counter() - t
     finally:
         for owner, name, inner in originals:

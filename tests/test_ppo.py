@@ -201,6 +201,25 @@ def test_collection_is_reproducible_and_only_learner_decisions_are_samples(encod
     assert np.allclose(a.seat_targets[:, 0], -a.seat_targets[:, 1])
 
 
+def test_collection_written_over_a_spent_rollout_is_the_same_collection(encoder):
+    """``collect(..., reuse=spent)`` (what PPOTrainer does with the last update's batch) writes the
+    samples into the spent rollout's memory and gives exactly the samples of a fresh collection;
+    arrays that do not fit (another width) are not used."""
+    cfg = tiny_config(opponent_weights={"current": 0.5, "random": 0.5})
+    net = build_network(cfg, encoder.size, NUM_ACTIONS)
+    fresh = collect(cfg, encoder, net, [], 21, 120, 3, have_heuristic=False)
+    spent = collect(cfg, encoder, net, [], 5, 200, 3, have_heuristic=False)
+    memory = spent.obs.base
+    again = collect(cfg, encoder, net, [], 21, 120, 3, have_heuristic=False, reuse=spent)
+    assert np.shares_memory(again.obs, memory)
+    for name in ("obs", "mask", "actions", "logp", "values", "advantages", "returns", "seat_targets"):
+        assert np.array_equal(getattr(again, name), getattr(fresh, name)), name
+    import dataclasses
+    narrow = dataclasses.replace(fresh, obs=np.zeros((5000, 3), np.float32))
+    other = collect(cfg, encoder, net, [], 21, 120, 3, have_heuristic=False, reuse=narrow)
+    assert not np.shares_memory(other.obs, narrow.obs) and np.array_equal(other.obs, fresh.obs)
+
+
 class _RecordingEncoder:
     """The real encoder, remembering every position it encoded (seed, seat, legal mask, observation)."""
 

@@ -190,6 +190,7 @@ class PPOTrainer(TrainingLoop):
         self.pool: list[tuple[str, PolicyValueNet]] = []   # (file name under pool/, frozen net)
         self.have_heuristic = heuristic_available()
         self._workers: WorkerPool | None = None
+        self._spent_batch: Rollout | None = None       # the last update's batch, written over by the next
         self._mid_update = False     # True while weights have moved but the counters not yet
         self._saved_update = None    # the update the checkpoint on disk holds (None: none yet)
         self._writer = None
@@ -382,8 +383,10 @@ class PPOTrainer(TrainingLoop):
             if self._workers is None:
                 self._workers = WorkerPool(self.config, self.net.arch)
             return self._workers.collect(self.config, self.net, pool, seed, self.config.rollout_steps)
+        # the last update's batch is spent: its sample memory is written over, not mapped afresh
+        spent, self._spent_batch = self._spent_batch, None
         return collect(self.config, self.encoder, self.net, pool, seed, self.config.rollout_steps,
-                       self.config.num_envs, self.have_heuristic, progress=progress)
+                       self.config.num_envs, self.have_heuristic, progress=progress, reuse=spent)
 
     def ppo_update(self, batch: Rollout, seed: np.random.SeedSequence) -> dict:
         """Clipped-PPO epochs over one rollout; returns averaged diagnostics (on ``self.device``)."""
@@ -490,6 +493,8 @@ class PPOTrainer(TrainingLoop):
                "samples": len(batch), "collect_s": t1 - t0, "update_s": t2 - t1,
                "steps_per_s": len(batch) / (t2 - t0), "decisions_per_s": batch.decisions / (t1 - t0),
                "elapsed_s": self.elapsed, "cpu_s": self.cpu, **stats, **training_game_stats(batch.results)}
+        if cfg.workers == 0:
+            self._spent_batch = batch
         return row
 
     # ---- evaluation ---------------------------------------------------------------------------------

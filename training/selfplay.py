@@ -84,9 +84,16 @@ class SampleRows:
     fresh arrays and stacking the kept rows at the end touched every observation's memory twice;
     first writes to fresh pages are what collection paid most for after the network."""
 
-    def __init__(self, widths: dict[str, tuple[int, type]], capacity: int):
+    def __init__(self, widths: dict[str, tuple[int, type]], capacity: int, reuse: dict | None = None):
+        """``reuse``: arrays (name -> [N, width]) of a finished collection to write over where they fit:
+        their memory is already mapped, and first writes to fresh pages cost more than the encoding."""
         self.n = 0
-        self.arrays = {k: np.empty((max(1, capacity), w), dtype) for k, (w, dtype) in widths.items()}
+        self.arrays = {}
+        for k, (w, dtype) in widths.items():
+            old = (reuse or {}).get(k)
+            fits = old is not None and old.dtype == dtype and old.ndim == 2 and old.shape[1] == w \
+                and len(old) >= capacity and old.flags.c_contiguous and old.flags.writeable
+            self.arrays[k] = old if fits else np.empty((max(1, capacity), w), dtype)
 
     def reserve(self, k: int) -> dict[str, np.ndarray]:
         """Views of the next ``k`` rows of every array (grown when needed); ``commit(k)`` keeps them."""
@@ -105,6 +112,12 @@ class SampleRows:
 
     def rows(self, name: str) -> np.ndarray:
         return self.arrays[name][:self.n]
+
+
+def _full_rows(rows: np.ndarray) -> np.ndarray:
+    """The whole array that ``SampleRows.rows`` returned a leading slice of."""
+    base = rows.base
+    return base if isinstance(base, np.ndarray) and base.ndim == 2 and base.shape[1:] == rows.shape[1:] else rows
 
 
 # ------------------------------------------------------------------------------------------------
@@ -229,14 +242,17 @@ class MatchRunner:
         return Game(GameConfig(num_players=self.num_players, seed=int(spec.seed), **self.game_options))
 
     def play(self, next_spec, num_slots: int, rng: np.random.Generator, gamma: float = 1.0, lam: float = 0.95,
-             reward: str = "win+score", score_scale: float = 40.0, progress=None, expected_samples: int = 1024) -> Rollout:
+             reward: str = "win+score", score_scale: float = 40.0, progress=None, expected_samples: int = 1024,
+             reuse: "Rollout | None" = None) -> Rollout:
         """Play games from ``next_spec(samples_so_far)`` (a GameSpec, or None to stop starting games)
         on ``num_slots`` slots until every started game has finished. ``progress(samples)`` is
         called after each finished game. ``expected_samples``: room reserved for the samples at
-        the start (more is grown into)."""
+        the start (more is grown into). ``reuse``: a Rollout the caller is done with, whose
+        observation and mask memory the samples may be written over (see ``SampleRows``)."""
         P = self.num_players
         slots: list[_Slot | None] = [None] * num_slots
-        store = SampleRows({"obs": (self.encoder.size, np.float32), "mask": (NUM_ACTIONS, bool)}, expected_samples)
+        store = SampleRows({"obs": (self.encoder.size, np.float32), "mask": (NUM_ACTIONS, bool)}, expected_samples,
+                           reuse=None if reuse is None else {"obs": _full_rows(reuse.obs), "mask": _full_rows(reuse.mask)})
         scratch = (np.empty((num_slots, self.encoder.size), np.float32), np.zeros((num_slots, NUM_ACTIONS), bool))
         act_buf, logp_buf, val_buf = [], [], []
         adv_buf: list = []
@@ -405,10 +421,13 @@ class OpponentSampler:
 
 
 def collect(config: PPOConfig, encoder, learner: PolicyValueNet, pool: list[PolicyValueNet], seed,
-            target_samples: int, num_slots: int, have_heuristic: bool | None = None, progress=None) -> Rollout:
+            target_samples: int, num_slots: int, have_heuristic: bool | None = None, progress=None,
+            reuse: Rollout | None = None) -> Rollout:
     """Self-play games until at least ``target_samples`` learner decisions were recorded.
 
-    A pure function of (weights, pool, seed): ``seed`` may be an int or a numpy SeedSequence."""
+    A pure function of (weights, pool, seed): ``seed`` may be an int or a numpy SeedSequence.
+    ``reuse``: a previous Rollout the caller is done with; its observation and mask arrays are
+    written over (a training loop passes the last update's batch)."""
     rng = np.random.default_rng(seed)
     if have_heuristic is None:
         have_heuristic = heuristic_available()
@@ -422,7 +441,7 @@ def collect(config: PPOConfig, encoder, learner: PolicyValueNet, pool: list[Poli
     return runner.play(next_spec, num_slots, rng, gamma=config.gamma, lam=config.gae_lambda, reward=config.reward,
                        score_scale=config.score_scale, progress=progress,
                        # the samples of the games still running when the target is reached come on top
-                       expected_samples=target_samples + 64 * num_slots)
+                       expected_samples=target_samples + 64 * num_slots, reuse=reuse)
 
 
 # ------------------------------------------------------------------------------------------------

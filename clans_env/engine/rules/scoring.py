@@ -7,34 +7,68 @@ from ..topology import bits, components
 
 
 # ---- Scoring tiles (player aid numbering; 9 is Kickstarter) ------------------------------------
+def _tile1(g, p: int) -> int:
+    goods = g.clans[p].scoring_goods(g, p)              # Clan Gordon's Silo Grain is in stock (R18.G6)
+    return sum(goods[i] for i in D.BASIC_GOODS)
+
+
+def _tile2(g, p: int) -> int:
+    goods = g.clans[p].scoring_goods(g, p)
+    return 3 * ((sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)) // 2)
+
+
+def _tile3(g, p: int) -> int:
+    placed = g.players[p].units_placed
+    return sum(map(placed, _TILE3_UNITS)) + 2 * placed(D.FIELD)
+
+
+def _tile4(g, p: int) -> int:
+    return 2 * sum(map(g.players[p].units_placed, D.WORKERS))
+
+
+def _tile5(g, p: int) -> int:
+    border = g.topo.border
+    units = (g.players[p].spaces & border).bit_count()
+    stacked = g.misc.get("stacked")
+    if stacked:                 # Industria: each unit counts, two on a space too (R4.5, Q3)
+        units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
+    return 3 * (units // 2)
+
+
+def _tile6(g, p: int) -> int:
+    return sum(g.players[p].imports)
+
+
+def _tile7(g, p: int) -> int:
+    return 2 * g.players[p].meat
+
+
+def _tile8(g, p: int) -> int:
+    return upgrades_count(g, p)
+
+
+def _tile9(g, p: int) -> int:
+    return 2 * (g.players[p].spaces & g.topo.cost56).bit_count()
+
+
+_TILE3_UNITS = (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)
+_BASE_TILES = {1: _tile1, 2: _tile2, 3: _tile3, 4: _tile4, 5: _tile5, 6: _tile6, 7: _tile7, 8: _tile8, 9: _tile9}
+
+
+def tile_glory_function(tile: int):
+    """``f(g, p) -> int``: the Glory Scoring tile ``tile`` gives p now (for callers that score
+    one tile on many positions: no dispatch per call)."""
+    f = _BASE_TILES.get(tile)
+    if f is None:
+        from .industria_scoring import scoring_tile_glory as industria_tile     # Industria, tiles 10-18
+        return lambda g, p: industria_tile(g, p, tile)
+    return f
+
+
 def scoring_tile_glory(g, p: int, tile: int) -> int:
-    pl = g.players[p]
-    placed = pl.units_placed
-    if tile == 1:
-        goods = g.clans[p].scoring_goods(g, p)          # Clan Gordon's Silo Grain is in stock (R18.G6)
-        return sum(goods[i] for i in D.BASIC_GOODS)
-    if tile == 2:
-        goods = g.clans[p].scoring_goods(g, p)
-        return 3 * ((sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)) // 2)
-    if tile == 3:
-        return sum(placed(u) for u in (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)) + 2 * placed(D.FIELD)
-    if tile == 4:
-        return 2 * sum(placed(u) for u in D.WORKERS)
-    if tile == 5:
-        border = g.topo.border
-        units = (pl.spaces & border).bit_count()
-        stacked = g.misc.get("stacked")
-        if stacked:             # Industria: each unit counts, two on a space too (R4.5, Q3)
-            units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
-        return 3 * (units // 2)
-    if tile == 6:
-        return sum(pl.imports)
-    if tile == 7:
-        return 2 * pl.meat
-    if tile == 8:
-        return upgrades_count(g, p)
-    if tile == 9:
-        return 2 * (pl.spaces & g.topo.cost56).bit_count()
+    f = _BASE_TILES.get(tile)
+    if f is not None:
+        return f(g, p)
     from .industria_scoring import scoring_tile_glory as industria_tile     # Industria, tiles 10-18
     return industria_tile(g, p, tile)
 
@@ -144,15 +178,20 @@ def import_values(g) -> list[int]:
     ties: Cotton counts as rarest, then Tobacco, then Sugar cane."""
     if g.config.static_imports:
         return [D.STATIC_IMPORT_VP] * D.NUM_IMPORTS
-    if g.num_players == 1:
-        amounts = g.players[0].imports
-    else:
-        amounts = g.import_track
-    common_first = sorted(range(D.NUM_IMPORTS), key=lambda k: (-amounts[k], -k))
-    values = [0] * D.NUM_IMPORTS
-    for rank, k in enumerate(common_first):
-        values[k] = D.IMPORT_VP[rank]
-    return values
+    amounts = tuple(g.players[0].imports if g.num_players == 1 else g.import_track)
+    values = _IMPORT_VALUES.get(amounts)
+    if values is None:
+        common_first = sorted(range(D.NUM_IMPORTS), key=lambda k: (-amounts[k], -k))
+        values = [0] * D.NUM_IMPORTS
+        for rank, k in enumerate(common_first):
+            values[k] = D.IMPORT_VP[rank]
+        if len(_IMPORT_VALUES) > 10_000:
+            _IMPORT_VALUES.clear()
+        _IMPORT_VALUES[amounts] = values
+    return values[:]
+
+
+_IMPORT_VALUES: dict = {}       # import amounts -> values (evaluations ask for the same few again and again)
 
 
 def final_scores(g) -> list[dict]:
