@@ -308,3 +308,30 @@ def test_slaughter_can_split_a_settlement():
     assert connected_settlements(g, 0) == 2
     g.players[0].shipping = 0                          # ... or harm it: out of Shipping reach
     assert connected_settlements(g, 0) == 1
+
+
+def test_tile_glory_function_scores_every_tile_as_scoring_tile_glory():
+    """Player aid Scoring tiles 1-18: the per-tile function (what evaluations that score one tile on
+    many positions use) gives scoring_tile_glory's Glory for every seat along random Industria games;
+    import values (cached by amounts) stay the rarity rule's and are fresh lists each call."""
+    import random
+
+    from clans_env import Game, GameConfig
+    from clans_env.engine.rules.scoring import tile_glory_function
+    rng = random.Random(4)
+    tiles = range(1, 19)
+    funcs = {t: tile_glory_function(t) for t in tiles}
+    checked = 0
+    for seed in (1, 2):
+        g = Game(GameConfig(num_players=3, seed=seed, industria=True))
+        while not g.is_terminal():
+            for p in range(3):
+                for t in tiles:
+                    assert funcs[t](g, p) == scoring_tile_glory(g, p, t)
+                    checked += 1
+            vals = import_values(g)
+            vals[0] = -99
+            assert import_values(g)[0] != -99
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+    assert checked > 5000
