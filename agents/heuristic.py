@@ -88,7 +88,7 @@ DEFAULT_WEIGHTS = Weights()
 #: VP per pound at the end of the game (rulebook: 1 VP for every 10 pounds)
 FINAL_MONEY_VALUE = 1.0 / D.MONEY_PER_VP
 
-itemgetter_basic = itemgetter(*D.BASIC_GOODS)     # the Basic goods' entries of a per-Good list
+_basic_of = itemgetter(*D.BASIC_GOODS)     # the Basic goods' entries of a per-Good list
 _MAX_SPACES_TRIED = 3          # placements looked at when valuing an expand:<unit> choice
 
 
@@ -172,7 +172,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     vals = import_values(g)
     prices = [D.PRICES[i][g.prices[i]] for i in range(D.NUM_GOODS)]
     tiles_left = g.scoring_tiles[g.round - 1:] if g.scoring_tiles else ()
-    tile_fns = _tile_functions(tiles_left)
+    tile_fns = [tile_glory_function(t) for t in tiles_left]
     topo = g.topo
     free_land = topo.land_mask & ~g.occupied
     exports = [len(pl.done_contracts) for pl in g.players]
@@ -230,7 +230,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
             for u, (good, per) in D.ANIMAL_OUTPUT.items():
                 if placed[u]:
                     out_goods[good] += placed[u] * clan.production_per_unit(g, p, u, per)
-            v += rounds * sum(map(mul, itemgetter_basic(out_goods), itemgetter_basic(good_vp)))
+            v += rounds * sum(map(mul, _basic_of(out_goods), _basic_of(good_vp)))
             # factories: conversions fed by production plus the stock spread over the rounds
             for f in D.FACTORIES:
                 if placed[f]:
@@ -252,20 +252,6 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         if not pl.passed and (g.phase == ACTION or g.phase == SETUP):
             v += pass_bonus * mv + w.turn_option
         out.append(v)
-    return out
-
-
-_TILE_FUNCTIONS: dict = {}
-
-
-def _tile_functions(tiles) -> list:
-    """``tile_glory_function`` of each of these Scoring tiles (cached by the tiles)."""
-    key = tuple(tiles)
-    out = _TILE_FUNCTIONS.get(key)
-    if out is None:
-        if len(_TILE_FUNCTIONS) > 10_000:
-            _TILE_FUNCTIONS.clear()
-        out = _TILE_FUNCTIONS[key] = [tile_glory_function(t) for t in key]
     return out
 
 

@@ -89,8 +89,8 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> d
 
 
 def measure_breakdown(samples: int = 3000, seed: int = 0) -> dict:
-    """Seconds of a warm collection (as ``measure_collect(warm=True)``) spent in the networks'
-    networks (``IncrementalActor.act``: first-layer update, the rest of the network, the
+    """Seconds of a warm collection (as ``measure_collect(warm=True)``) spent in the networks
+    (``IncrementalActor.act``: first-layer update, the rest of the network, the
     distribution and sampling), the fixed agents (heuristic, random), the observation encoder, and
     everything else (engine, legal lists, the loop). ``1 / network share`` bounds what speeding up
     everything but the networks can give."""

@@ -142,8 +142,9 @@ def test_encode_into_fills_a_batch_row_exactly_as_encode(compiled, industria):
             assert np.array_equal(batch[seat].view(np.uint32), enc.encode(g, seat).view(np.uint32))
         legal = g.legal_actions()
         g.apply(legal[rng.randrange(len(legal))])
-    for bad in (np.zeros(enc.size - 1, np.float32), np.zeros(enc.size, np.float64)):
-        with pytest.raises(ValueError, match="float32 vector of length"):
+    for bad in (np.zeros(enc.size - 1, np.float32), np.zeros(enc.size, np.float64),
+                np.zeros((enc.size, 2), np.float32)[:, 0]):
+        with pytest.raises(ValueError, match="contiguous float32 vector of length"):
             enc.encode_into(g, 0, bad)
         assert not bad.any()
 

@@ -1042,8 +1042,8 @@ class ObservationEncoder:
     def encode_into(self, game, seat: int, out: np.ndarray | None) -> np.ndarray:
         """``encode`` written into ``out`` (a float32 vector of length ``size``; ``None``: a fresh
         one) and returned: batch encoders fill their rows without a copy."""
-        if out is not None and (out.shape != (self.size,) or out.dtype != np.float32):
-            raise ValueError(f"out must be a float32 vector of length {self.size} "
+        if out is not None and (out.shape != (self.size,) or out.dtype != np.float32 or not out.flags.c_contiguous):
+            raise ValueError(f"out must be a contiguous float32 vector of length {self.size} "
                              f"(got {out.dtype} of shape {out.shape})")
         n = self.num_players
         if game.num_players != n:

@@ -52,25 +52,24 @@ def _tile9(g, p: int) -> int:
 
 
 _TILE3_UNITS = (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)
-_BASE_TILES = {1: _tile1, 2: _tile2, 3: _tile3, 4: _tile4, 5: _tile5, 6: _tile6, 7: _tile7, 8: _tile8, 9: _tile9}
+#: tile -> f(g, p); Industria's tiles 10-18 are added on first use (their module imports this one)
+_TILE_GLORY = {1: _tile1, 2: _tile2, 3: _tile3, 4: _tile4, 5: _tile5, 6: _tile6, 7: _tile7, 8: _tile8, 9: _tile9}
 
 
 def tile_glory_function(tile: int):
     """``f(g, p) -> int``: the Glory Scoring tile ``tile`` gives p now (for callers that score
     one tile on many positions: no dispatch per call)."""
-    f = _BASE_TILES.get(tile)
+    f = _TILE_GLORY.get(tile)
     if f is None:
         from .industria_scoring import scoring_tile_glory as industria_tile     # Industria, tiles 10-18
-        return lambda g, p: industria_tile(g, p, tile)
+        f = lambda g, p: industria_tile(g, p, tile)     # noqa: E731
+        if tile in D.SCORING_GLORY:
+            _TILE_GLORY[tile] = f
     return f
 
 
 def scoring_tile_glory(g, p: int, tile: int) -> int:
-    f = _BASE_TILES.get(tile)
-    if f is not None:
-        return f(g, p)
-    from .industria_scoring import scoring_tile_glory as industria_tile     # Industria, tiles 10-18
-    return industria_tile(g, p, tile)
+    return tile_glory_function(tile)(g, p)
 
 
 def upgrades_count(g, p: int) -> int:
