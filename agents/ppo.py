@@ -214,9 +214,9 @@ class IncrementalActor:
     than in arithmetic. A new row (or one ``reset``) takes the full sparse product first.
 
     The weights are copied when the actor is made: make a new one after the network changes.
-    Outputs equal ``PolicyValueNet.act``'s to float rounding (~1e-6). Sampling draws one Gumbel
-    variate per *legal* action (``PolicyValueNet.act`` draws one per action), so a seed gives
-    other, equally distributed samples than there."""
+    Outputs equal ``PolicyValueNet.act``'s to float rounding (~1e-6). Sampling draws one uniform
+    per position (``PolicyValueNet.act`` draws a Gumbel variate per action), so a seed gives other,
+    equally distributed samples than there."""
 
     def __init__(self, net: "PolicyValueNet", rows: int):
         torsos = [net.policy_torso] + ([] if net.value_torso is None else [net.value_torso])
@@ -263,7 +263,8 @@ class IncrementalActor:
             old = np.flatnonzero(~fresh)
         else:
             old = slice(None)
-        delta = x[old] - self._x[rows[old]]
+        delta = self._x[rows[old]]                  # a copy (fancy index), turned into the change in place
+        np.subtract(x[old], delta, out=delta)
         cols = self._columns(delta)
         # the update is rounded to float32 (~1e-7 of its size) but summed in float64, so the
         # pre-activations drift from a fresh product by ~1e-6 over a whole game
@@ -280,6 +281,8 @@ class IncrementalActor:
         mask = np.asarray(mask, dtype=bool)
         if not mask.any(1).all():
             raise ValueError("a legal-action mask row has no legal action")
+        if not greedy and rng is None:
+            raise ValueError("sampling needs a numpy Generator (rng), or pass greedy=True")
         if self._mask_in_obs:
             x = np.empty((len(obs), self._in), np.float32)
             x[:, :self.obs_size] = obs
@@ -305,16 +308,20 @@ class IncrementalActor:
             values = hidden[-1] @ self._value[0]
             values += self._value[1]
         logits[~mask] = -np.inf
+        top = logits.max(1)
+        weights = np.exp(logits - top[:, None])            # 0 for the illegal actions
         if greedy:
             actions = logits.argmax(1)
+            log_z = np.log(weights.sum(1)) + top
         else:
-            if rng is None:
-                raise ValueError("sampling needs a numpy Generator (rng), or pass greedy=True")
-            noisy = np.full_like(logits, -np.inf)
-            noisy[mask] = logits[mask] + rng.gumbel(size=int(mask.sum())).astype(np.float32)
-            actions = noisy.argmax(1)
-        top = logits.max(1)
-        log_z = np.log(np.exp(logits - top[:, None]).sum(1)) + top
+            # inverse CDF, one uniform per row: the first action whose cumulative weight passes
+            # u * total (an illegal action adds no weight, so it is never the first to pass)
+            cum = np.cumsum(weights, 1)
+            total = cum[:, -1]
+            # (held below the total: u * total may round up to it, which no action would pass)
+            thr = np.minimum(rng.random(len(total), dtype=np.float32) * total, np.nextafter(total, np.float32(0)))
+            actions = (cum <= thr[:, None]).sum(1)
+            log_z = np.log(total) + top
         logp = logits[np.arange(len(actions)), actions] - log_z
         return actions, logp.astype(np.float32), values
 

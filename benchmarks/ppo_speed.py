@@ -13,8 +13,9 @@ seat: the learner itself, a pool of two frozen copies, random and heuristic agen
 initialised network and a fixed seed, so both versions play the same games when their engines and
 their sampling agree. Learner steps are the PPO samples recorded (the learner's non-forced decisions).
 
-Since ``IncrementalActor`` (sixth session) draws one Gumbel variate per legal action, a seed plays
-other games than in earlier versions, and with them another mix of opponents. A game against the
+Since ``IncrementalActor`` (sixth session; one uniform per position since the seventh) samples
+otherwise than ``PolicyValueNet.act``, a seed plays other games than in earlier versions, and with
+them another mix of opponents. A game against the
 Heuristic costs about ten others (its one-step lookahead), and with ~65 games per collection their
 count varies by a third from seed to seed, so one seed's ratio says more about the mix than about
 speed. ``--seeds N`` pools N seeds' collections (total samples over total seconds): use it when

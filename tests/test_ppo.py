@@ -331,7 +331,7 @@ def test_incremental_actor_follows_games_and_matches_the_network(encoder, arch):
 
 
 def test_incremental_actor_samples_from_the_masked_policy(encoder):
-    """Sampling draws one Gumbel variate per legal action: the samples are legal, their log-probs
+    """Sampling draws one uniform per position (inverse CDF): the samples are legal, their log-probs
     are the masked policy's, and their frequencies are the policy's probabilities."""
     from training.networks import IncrementalActor
     from training.selfplay import encode_batch
@@ -360,6 +360,16 @@ def test_incremental_actor_samples_from_the_masked_policy(encoder):
         counts += np.bincount(actions, minlength=NUM_ACTIONS)
     freq = counts / counts.sum()
     assert np.abs(freq - probs).max() < 0.03
+
+    class Extreme:                                      # the uniform's two ends: 0 and just below 1
+        def __init__(self, u):
+            self.u = u
+
+        def random(self, n, dtype):
+            return np.full(n, self.u, dtype)
+    legal = np.flatnonzero(mask[0])
+    for u, want in ((0.0, legal[probs[legal] > 0][0]), (np.nextafter(np.float32(1), np.float32(0)), legal[-1])):
+        assert actor.act(obs, mask, [0], rng=Extreme(u))[0][0] == want
     with pytest.raises(ValueError, match="rng"):
         actor.act(obs, mask, [0])
     with pytest.raises(ValueError, match="no legal action"):
