@@ -269,6 +269,47 @@ class Search:
         ch = self.root.children
         return {a: (ch[a].N if a in ch else 0) for a in self.root_legal}
 
+    def prior_choice(self) -> int:
+        """The network's own move here: the legal root action of highest prior (the noise-free
+        prior, as the raw policy ``ppo:path=MODEL`` plays it)."""
+        prior = self.root.P or {}
+        return max(self.root_legal, key=lambda a: prior.get(a, -1.0))
+
+    def completed_q_policy(self, c_visit: float = 50.0, c_scale: float = 0.1) -> dict[int, float]:
+        """The policy improvement of Gumbel MuZero (Danihelka et al. 2022, as ``mctx``'s
+        ``qtransform_completed_by_mix_value``): ``softmax(log P + (c_visit + max_a N(a)) * c_scale *
+        q̂)`` over the root's legal actions, with the network's noise-free prior ``P`` and ``q̂`` the
+        mover's completed Q-values rescaled to [0, 1]. A visited action's Q is its mean value; an
+        unvisited one gets the mixed value ``(v + ΣN / Σ_visited P * Σ_visited P(a) Q(a)) / (1 + ΣN)``
+        where ``v`` is the network's value of the root. Unlike visit counts it moves probability
+        toward what the search found good even when few simulations reach an action."""
+        root, p, legal = self.root, self.player, self.root_legal
+        prior = root.P or {}
+        ch = root.children
+        n_sum = sum(ch[a].N for a in legal if a in ch)
+        prior_sum = sum(prior.get(a, 0.0) for a in legal) or 1.0
+        logp = {a: math.log(max(prior.get(a, 0.0) / prior_sum, 1e-12)) for a in legal}
+        if n_sum == 0:
+            z = sum(math.exp(x) for x in logp.values())
+            return {a: math.exp(x) / z for a, x in logp.items()}
+        q = {a: ch[a].W[p] / ch[a].N for a in legal if a in ch and ch[a].N}
+        # the root's own evaluation: what its totals hold besides its children's backups
+        own_n = root.N - sum(c.N for c in ch.values())
+        v_root = (root.W[p] - sum(c.W[p] for c in ch.values())) / own_n if own_n > 0 else root.W[p] / root.N
+        pv = sum(prior.get(a, 0.0) for a in q) / prior_sum
+        mixed = v_root
+        if pv > 0:
+            weighted = sum(prior.get(a, 0.0) / prior_sum * q[a] for a in q) / pv
+            mixed = (v_root + n_sum * weighted) / (1 + n_sum)
+        completed = {a: q.get(a, mixed) for a in legal}
+        lo, hi = min(completed.values()), max(completed.values())
+        scale = (c_visit + max(ch[a].N for a in q)) * c_scale / max(hi - lo, 1e-8)
+        x = {a: logp[a] + scale * (completed[a] - lo) for a in legal}
+        top = max(x.values())
+        e = {a: math.exp(v - top) for a, v in x.items()}
+        z = sum(e.values())
+        return {a: v / z for a, v in e.items()}
+
     def choose(self, temperature: float = 0.0, nrng: np.random.Generator | None = None) -> int:
         """The move: the most visited root action (ties: the higher mean value for the mover) at
         temperature 0, else a draw with probability proportional to ``visits ** (1/temperature)``."""

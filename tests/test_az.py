@@ -294,6 +294,66 @@ def test_policy_target_temperature_sharpens_the_visit_distribution():
         tiny_config(policy_target_temperature=0.0)
 
 
+def test_completed_q_policy_target_worked_example(tiny_model, tmp_path):
+    """Gumbel MuZero's policy improvement (``policy_target = "completed_q"``), worked by hand on a
+    3-action root: prior 0.5/0.3/0.2, the root's own value 0.1, action 0 visited 4 times at -0.2,
+    action 1 twice at 0.6, action 2 never. Mixed value (0.1 + 6 * (0.5*-0.2 + 0.3*0.6)/0.8) / 7 =
+    0.1 completes action 2; Q rescaled to [0, 1] is 0, 1, 0.375 and weighted by (50 + 4) * 0.1."""
+    g = _mid_game()
+    s = Search(g, Node(2), 1, random.Random(0), SearchParams())
+    s.root_legal = legal = s.root_legal[:3]
+    p = s.player
+    s.root.expand(dict(zip(legal, (0.5, 0.3, 0.2))))
+    for a, (n, q) in zip(legal, ((4, -0.2), (2, 0.6))):
+        ch = s.root.children[a] = Node(2)
+        ch.N, ch.W[p] = n, n * q
+    s.root.N, s.root.W[p] = 7, 0.1 - 0.8 + 1.2
+    got = s.completed_q_policy(c_visit=50.0, c_scale=0.1)
+    x = np.log([0.5, 0.3, 0.2]) + 5.4 * np.array([0.0, 1.0, 0.375])
+    want = np.exp(x) / np.exp(x).sum()
+    assert np.allclose([got[a] for a in legal], want)
+    assert got[legal[1]] > 0.9                        # two good simulations outweigh a 0.5 prior
+    fresh = Search(g, Node(2), 1, random.Random(0), SearchParams())
+    fresh.root_legal = legal
+    fresh.root.expand(dict(zip(legal, (0.5, 0.3, 0.2))))
+    assert np.allclose([fresh.completed_q_policy()[a] for a in legal], [0.5, 0.3, 0.2])   # no visits: the prior
+    # in self-play the targets go into the buffer as counts of 1/65535 (a distribution per sample)
+    cfg = tiny_config(iterations=1, games_per_iteration=2, full_search_prob=1.0, init_from=tiny_model,
+                      policy_target="completed_q", eval_games=0, gate_games=0)
+    tr = AZTrainer(cfg, tmp_path / "cq", progress=False, tensorboard=False)
+    games, _ = tr.self_play(np.random.default_rng(0))
+    targets = [t for pg in games for _, _, t, _ in pg.samples]
+    assert targets and all(abs(sum(t.values()) - 65535) <= len(t) for t in targets)
+    assert any(sorted(t.values())[-1] < 65000 for t in targets)     # not one-hot: a distribution
+    with pytest.raises(ValueError, match="policy_target.*'visits', 'completed_q'"):
+        tiny_config(policy_target="gumbel")
+
+
+def test_raw_move_prob_one_plays_the_networks_own_greedy_games(tiny_model, tmp_path):
+    """DAgger (``raw_move_prob``): with every searched move replaced by the prior's choice and no
+    sampled opening, a self-play game is exactly the game two greedy raw policies (``ppo:path``)
+    play on that deal, while its samples still carry the search's visit targets."""
+    cfg = tiny_config(iterations=1, games_per_iteration=1, full_search_prob=1.0, init_from=tiny_model,
+                      temperature_moves=0, raw_move_prob=1.0, eval_games=0, gate_games=0)
+    tr = AZTrainer(cfg, tmp_path / "dagger", progress=False, tensorboard=False)
+    (pg,), _ = tr.self_play(np.random.default_rng(0))
+    g = Game(GameConfig(num_players=2, seed=pg.result.spec.seed))
+    raw = [make(f"ppo:path={tiny_model}"), make(f"ppo:path={tiny_model}")]
+    while not g.is_terminal():
+        g.apply(raw[g.current_player].act(g))
+    assert [s["total"] for s in pg.result.scores] == [s["total"] for s in g.final_scores()]
+    assert pg.samples and all(sum(t.values()) >= cfg.sims - 1 for _, _, t, _ in pg.samples)   # visits (+ reused)
+    # the search's own moves differ somewhere from the raw policy's (else the check says nothing)
+    tr_search = AZTrainer(tiny_config(iterations=1, games_per_iteration=1, full_search_prob=1.0,
+                                      init_from=tiny_model, temperature_moves=0, eval_games=0, gate_games=0),
+                          tmp_path / "search", progress=False, tensorboard=False)
+    (ps,), _ = tr_search.self_play(np.random.default_rng(0))
+    assert ps.result.spec.seed == pg.result.spec.seed
+    assert ps.result.scores != pg.result.scores
+    with pytest.raises(ValueError, match="raw_move_prob"):
+        tiny_config(raw_move_prob=1.5)
+
+
 def test_batched_self_play_run_files_and_logs(tmp_path, tiny_model):
     """A tiny run: self-play games batched across games (more positions per forward pass than one
     search's leaf batch), samples in the buffer, SGD, evaluation rows, exports AZAgent and PPOAgent

@@ -63,6 +63,7 @@ BEST_NAME = "best.pt"
 LOG_NAME = "log.jsonl"
 CONFIG_NAME = "config.toml"
 BEST = "best"
+POLICY_TARGETS = ("visits", "completed_q")
 
 
 @dataclass
@@ -105,6 +106,11 @@ class AZConfig(ConfigFile):
     #: are recorded as usual, so the network also learns on the positions those opponents lead to
     selfplay_opponents: list = field(default_factory=list)
     opponent_games: float = 0.0
+    #: DAgger: the share of searched, recorded moves (after the sampled opening) on which the
+    #: network's own choice, the prior's most probable legal action, is played instead of the
+    #: search's; the sample is still the search's target, so the network learns on the positions
+    #: its own play leads to (0: the search plays every move, AlphaZero)
+    raw_move_prob: float = 0.0
 
     # ---- network (ignored for the architecture when init_from names a model)
     #: a PPO or AZ model file to start from (its architecture and weights), or "none"
@@ -127,6 +133,12 @@ class AZConfig(ConfigFile):
     #: distribution; below 1 it sharpens toward the search's own choice (expert iteration), which
     #: few-simulation searches need (their visits are mostly the prior's)
     policy_target_temperature: float = 1.0
+    #: "visits": the root visit counts (AlphaZero); "completed_q": Gumbel MuZero's improved policy
+    #: softmax(log prior + sigma(completed Q)) (``Search.completed_q_policy`` with ``c_visit`` and
+    #: ``c_scale``), which credits what the search found good also where few simulations went
+    policy_target: str = "visits"
+    c_visit: float = 50.0
+    c_scale: float = 0.1
 
     # ---- evaluation, checkpoints
     eval_every: int = 5
@@ -152,13 +164,15 @@ class AZConfig(ConfigFile):
                            "batch_size", "eval_every", "eval_sims", "checkpoint_every", "torch_threads"),
             ints_from_zero=("fast_sims", "temperature_moves", "min_buffer", "train_steps", "eval_games", "gate_games"),
             positive=("c_puct", "learning_rate", "score_scale", "max_grad_norm", "dirichlet_alpha",
-                      "policy_target_temperature"),
-            unit=("full_search_prob", "noise_frac", "gate_threshold", "opponent_games"),
+                      "policy_target_temperature", "c_visit", "c_scale"),
+            unit=("full_search_prob", "noise_frac", "gate_threshold", "opponent_games", "raw_move_prob"),
             non_negative=("fpu", "virtual_loss", "weight_decay", "value_coef", "temperature"))
         for name in ("eval_opponents", "selfplay_opponents"):
             specs = getattr(self, name)
             if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
                 bad(name, "must be a list of agent specs (strings)")
+        if self.policy_target not in POLICY_TARGETS:
+            bad("policy_target", f"must be one of {POLICY_TARGETS}")
         if self.opponent_games > 0 and not self.selfplay_opponents:
             bad("opponent_games", "needs selfplay_opponents (agent specs) to draw the opponents from")
 
@@ -302,11 +316,13 @@ def play_games(cfg: AZConfig, encoder, specs: list[GameSpec], seat_agents: list[
         for gi, s, full, history in searches:
             g = running[gi]
             pg = played[gi]
-            temp = cfg.temperature if (selfplay and pg.searched_moves < cfg.temperature_moves) else 0.0
-            a = s.choose(temp, rng)
+            opening = selfplay and pg.searched_moves < cfg.temperature_moves
+            a = s.choose(cfg.temperature if opening else 0.0, rng)
+            if selfplay and full and not opening and cfg.raw_move_prob > 0 and rng.random() < cfg.raw_move_prob:
+                a = s.prior_choice()
             if selfplay and full:
                 p = g.current_player
-                pg.samples.append((encoder.encode(g, p), s.root_legal, s.visits(), p))
+                pg.samples.append((encoder.encode(g, p), s.root_legal, _policy_target(cfg, s), p))
             trees[(gi, s.key)] = (s.root, history)
             pg.searched_moves += 1
             stats["searched_moves"] += 1
@@ -319,6 +335,15 @@ def play_games(cfg: AZConfig, encoder, specs: list[GameSpec], seat_agents: list[
         stats["forward_passes"] += ev.forward_passes - passes0[k][0]
         stats["positions"] += ev.positions - passes0[k][1]
     return out, stats
+
+
+def _policy_target(cfg: AZConfig, search: Search) -> dict[int, int]:
+    """A searched move's policy target as the buffer's counts: the visits, or the completed-Q
+    policy in units of 1/65535 (the buffer normalises the row when it is sampled)."""
+    if cfg.policy_target == "visits":
+        return search.visits()
+    pi = search.completed_q_policy(cfg.c_visit, cfg.c_scale)
+    return {a: int(round(x * 65535)) for a, x in pi.items()}
 
 
 def _score_against_opponents(games: list[PlayedGame]) -> tuple[int, float]:
