@@ -36,7 +36,6 @@ from operator import getitem, itemgetter, mul, sub
 
 from clans_env.engine import data as D
 from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
-from clans_env.engine.clans.base import Clan
 from clans_env.engine.rules.awards import award_vp
 from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
                                             threshold_vp, tier_split, tile_glory_function)
@@ -163,27 +162,6 @@ def _money_and_goods_values(phases_left: int, w: Weights) -> tuple:
     return out[:3]
 
 
-_BASE_WORKER_INCOME, _BASE_PRODUCTION = Clan.worker_income, Clan.production_per_unit
-_WOOD, _MINER, _FISH = D.WOODCUTTER, D.MINER, D.FISHERMAN
-_WOOD_INCOME, _MINER_INCOME, _FISH_INCOME = (D.WORKER_INCOME[u] for u in (_WOOD, _MINER, _FISH))
-_TECH = D.TECH_BONUS
-_ANIMAL_OUTPUT = tuple(D.ANIMAL_OUTPUT.items())
-
-
-_TILES_TO_COME: dict = {}
-
-
-def _tiles_to_come(tiles: tuple, round_: int) -> tuple:
-    """The glory functions of this and the later rounds' Scoring tiles (a few entries per game)."""
-    key = (tiles, round_)
-    fns = _TILES_TO_COME.get(key)
-    if fns is None:
-        if len(_TILES_TO_COME) > 10_000:
-            _TILES_TO_COME.clear()
-        fns = _TILES_TO_COME[key] = tuple(tile_glory_function(t) for t in tiles[round_ - 1:]) if tiles else ()
-    return fns
-
-
 def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     """Estimated final VP of every seat from the public state (see the module docstring)."""
     n = g.num_players
@@ -193,7 +171,8 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     mv, mv_income, good_vp = _money_and_goods_values(phases_left, w)
     vals = import_values(g)
     prices = list(map(getitem, D.PRICES, g.prices))
-    tile_fns = _tiles_to_come(g.scoring_tiles, g.round)
+    tiles_left = g.scoring_tiles[g.round - 1:] if g.scoring_tiles else ()
+    tile_fns = [tile_glory_function(t) for t in tiles_left]
     topo = g.topo
     free_land = topo.land_mask & ~g.occupied
     exports = [len(pl.done_contracts) for pl in g.players]
@@ -241,20 +220,15 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
         # ---- remaining production -----------------------------------------------------------
         rounds = prod_left[p]
         if rounds:
-            if type(clan).worker_income is _BASE_WORKER_INCOME:      # the rulebook's income, inline
-                income = placed[_WOOD] * (_WOOD_INCOME + (_TECH if pl.tech[0] else 0)) \
-                    + placed[_MINER] * (_MINER_INCOME + (_TECH if pl.tech[1] else 0)) + placed[_FISH] * _FISH_INCOME
-            else:
-                income = 0
-                for u in D.WORKERS:
-                    if placed[u]:
-                        income += placed[u] * clan.worker_income(g, p, u)
+            income = 0
+            for u in D.WORKERS:
+                if placed[u]:
+                    income += placed[u] * clan.worker_income(g, p, u)
             v += rounds * income * mv_income
             out_goods = [0] * D.NUM_GOODS
-            base_output = type(clan).production_per_unit is _BASE_PRODUCTION
-            for u, (good, per) in _ANIMAL_OUTPUT:
+            for u, (good, per) in D.ANIMAL_OUTPUT.items():
                 if placed[u]:
-                    out_goods[good] += placed[u] * (per if base_output else clan.production_per_unit(g, p, u, per))
+                    out_goods[good] += placed[u] * clan.production_per_unit(g, p, u, per)
             v += rounds * sum(map(mul, _basic_of(out_goods), _basic_of(good_vp)))
             # factories: conversions fed by production plus the stock spread over the rounds
             for f in D.FACTORIES:

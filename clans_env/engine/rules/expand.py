@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
-from ..clans.base import Clan
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
@@ -14,9 +13,6 @@ from .contracts import building_bonus_available, start_building_bonus
 from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
 from .registry import apply_for, describe_for, has_legal_for, hook, legal_for
-
-
-_BASE_UNIT_COST = Clan.unit_cost
 
 
 def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
@@ -36,7 +32,6 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     top = len(cost_le) - 1
     restricts = clan.restricts_targets
     money = pl.money
-    base_costs = D.UNIT_COST if type(clan).unit_cost is _BASE_UNIT_COST else None    # no clan call per unit
     for u in range(D.NUM_UNITS):
         if left[u] <= 0:
             continue
@@ -45,7 +40,7 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
             cand &= clan.target_mask(g, p, u)
         if not cand and not own_res:
             continue
-        budget = money - (base_costs[u] if base_costs is not None else clan.unit_cost(g, p, u))
+        budget = money - clan.unit_cost(g, p, u)
         if not cand:
             ok = False
         elif free_land or u == D.FISHERMAN:
