@@ -49,6 +49,9 @@ from .mcts import hidden_order_removed
 from .ppo import PPOAgent, load_policy
 
 REWARD_KINDS = ("win", "rank", "score", "win+score")
+#: what a batched search does when a descent reaches a leaf already waiting for the network
+#: (``Search.gather``): "stop" the round there, or count the descent as a "twin" of that leaf
+COLLISION_RULES = ("stop", "twin")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -87,10 +90,10 @@ class Node:
 class SearchParams:
     """The knobs of one search (shared by the agent and self-play)."""
 
-    __slots__ = ("c_puct", "fpu", "leaf_batch", "virtual_loss", "reward", "score_scale")
+    __slots__ = ("c_puct", "fpu", "leaf_batch", "virtual_loss", "reward", "score_scale", "collisions")
 
     def __init__(self, c_puct: float = 1.5, fpu: float = 0.2, leaf_batch: int = 8, virtual_loss: float = 1.0,
-                 reward: str = "win+score", score_scale: float = 40.0):
+                 reward: str = "win+score", score_scale: float = 40.0, collisions: str = "stop"):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0 (got {c_puct!r})")
         if not isinstance(leaf_batch, int) or leaf_batch < 1:
@@ -99,6 +102,9 @@ class SearchParams:
             raise ValueError(f"virtual_loss and fpu must be >= 0 (got {virtual_loss!r}, {fpu!r})")
         if reward not in REWARD_KINDS:
             raise ValueError(f"reward must be one of {REWARD_KINDS} (got {reward!r})")
+        if collisions not in COLLISION_RULES:
+            raise ValueError(f"collisions must be one of {COLLISION_RULES} (got {collisions!r})")
+        self.collisions = collisions
         self.c_puct = float(c_puct)
         self.fpu = float(fpu)
         self.leaf_batch = int(leaf_batch)
@@ -108,12 +114,15 @@ class SearchParams:
 
 
 class Leaf:
-    """A simulation waiting for the network: its path, the state reached and its legal actions."""
+    """A simulation waiting for the network: its path, the state reached and its legal actions;
+    ``twins`` are the paths of later simulations of the same round that reached the same node (a
+    collision), answered by the same evaluation."""
 
-    __slots__ = ("search", "path", "node", "state", "legal", "seat")
+    __slots__ = ("search", "path", "node", "state", "legal", "seat", "twins")
 
     def __init__(self, search, path, node, state, legal, seat):
         self.search, self.path, self.node, self.state, self.legal, self.seat = search, path, node, state, legal, seat
+        self.twins: list = []
 
 
 class Search:
@@ -194,13 +203,18 @@ class Search:
         return best
 
     def gather(self, limit: int | None = None) -> list[Leaf]:
-        """Run simulations until ``limit`` (default ``leaf_batch``) leaves wait for the network, the
-        simulation budget is used, or a simulation reaches a leaf already waiting (a collision: its
-        virtual loss is taken back). Terminal simulations are backed up at once."""
+        """Run simulations until ``limit`` (default ``leaf_batch``) distinct leaves wait for the
+        network or the simulation budget is used. Terminal simulations are backed up at once. A
+        simulation that reaches a leaf already waiting (a collision) ends the round
+        (``collisions="stop"``) or becomes that leaf's twin (``"twin"``): a pending visit with its
+        own virtual loss, backed up with the same evaluation. A sharp prior sends most descents into
+        the same child, so stopping leaves it batches of one or two positions; the virtual loss of
+        the twins turns the next descents to other actions."""
         limit = self.params.leaf_batch if limit is None else limit
         out: list[Leaf] = []
-        waiting: set[int] = set()
+        waiting: dict[int, Leaf] = {}
         vl = self.params.virtual_loss
+        twins = self.params.collisions == "twin"
         n_players = self.n_players
         attempts = 0
         while len(out) < limit and not self.stopped and self.done + self.pending < self.sims and attempts < 4 * limit:
@@ -232,14 +246,18 @@ class Search:
                 path.append((node, p))
             if leaf is None:
                 continue
-            if id(leaf.node) in waiting:
+            first = waiting.get(id(leaf.node))
+            if first is not None and not twins:
                 break                               # collision: wait for this round's evaluations
-            waiting.add(id(leaf.node))
             for nd, chooser in path:                # virtual loss: a pending visit that lost
                 nd.N += 1
                 if chooser is not None:
                     nd.W[chooser] -= vl
             self.pending += 1
+            if first is not None:
+                first.twins.append(path)            # collision: answered with ``first``
+                continue
+            waiting[id(leaf.node)] = leaf
             out.append(leaf)
         return out
 
@@ -260,8 +278,11 @@ class Search:
         if leaf.node.P is None:
             leaf.node.expand(priors)
         self._backup(leaf.path, values, virtual=True)
-        self.pending -= 1
-        self.done += 1
+        for path in leaf.twins:
+            self._backup(path, values, virtual=True)
+        n = 1 + len(leaf.twins)
+        self.pending -= n
+        self.done += n
 
     # ---- the move -----------------------------------------------------------------------------------
     def visits(self) -> dict[int, int]:
@@ -311,8 +332,10 @@ class Search:
         return {a: v / z for a, v in e.items()}
 
     def choose(self, temperature: float = 0.0, nrng: np.random.Generator | None = None) -> int:
-        """The move: the most visited root action (ties: the higher mean value for the mover) at
-        temperature 0, else a draw with probability proportional to ``visits ** (1/temperature)``."""
+        """The move: the most visited root action (ties: the higher mean value for the mover, then the
+        higher prior, so a search stopped by its time budget after the root's own evaluation plays the
+        network's choice) at temperature 0, else a draw with probability proportional to
+        ``visits ** (1/temperature)``."""
         visits = self.visits()
         if temperature > 0 and nrng is not None:
             acts = list(visits)
@@ -322,10 +345,11 @@ class Search:
                 return acts[int(nrng.choice(len(acts), p=w / w.sum()))]
         p = self.player
         ch = self.root.children
+        prior = self.root.P or {}
 
         def key(a):
             c = ch.get(a)
-            return (visits[a], c.W[p] / c.N if c is not None and c.N else -math.inf)
+            return (visits[a], c.W[p] / c.N if c is not None and c.N else -math.inf, prior.get(a, -1.0))
         return max(self.root_legal, key=key)
 
 
@@ -413,6 +437,8 @@ class AZAgent(Agent):
     seconds: wall-clock budget per decision instead.
     c_puct, fpu: the PUCT exploration constant and first-play urgency reduction.
     leaf_batch: leaves evaluated per forward pass (virtual loss; 1 = sequential PUCT).
+    collisions: "stop" a batch round at a descent into a leaf already waiting, or count it as a
+        "twin" visit of that leaf (``Search.gather``).
     reuse: keep the subtree of the actions played since the previous decision.
     temperature: 0 = the most visited action; > 0 samples by visits ** (1/temperature).
     threads: torch intra-op threads for this process (0 = leave torch's setting).
@@ -422,7 +448,8 @@ class AZAgent(Agent):
 
     def __init__(self, path, sims: int = 200, seconds: float | None = None, c_puct: float = 1.5,
                  fpu: float = 0.2, leaf_batch: int = 8, reuse: bool = True, temperature: float = 0.0,
-                 virtual_loss: float = 1.0, threads: int = 1, seed: int | None = None):
+                 virtual_loss: float = 1.0, threads: int = 1, seed: int | None = None,
+                 collisions: str = "stop"):
         super().__init__(seed)
         if seconds is None and (not isinstance(sims, int) or isinstance(sims, bool) or sims < 1):
             raise ValueError(f"sims must be a positive int (got {sims!r})")
@@ -435,7 +462,7 @@ class AZAgent(Agent):
         self.num_players = self.net.num_players
         reward, scale = model_reward(self.checkpoint)
         self.params = SearchParams(c_puct=c_puct, fpu=fpu, leaf_batch=leaf_batch, virtual_loss=virtual_loss,
-                                   reward=reward, score_scale=scale)
+                                   reward=reward, score_scale=scale, collisions=collisions)
         self.sims = sims
         self.seconds = seconds
         self.reuse = bool(reuse)

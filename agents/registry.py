@@ -140,6 +140,8 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
         "c_puct": (float, "PUCT exploration constant (default 1.5)"),
         "fpu": (float, "first-play urgency reduction (default 0.2)"),
         "leaf_batch": (int, "leaves per forward pass, by virtual loss (default 8)"),
+        "collisions": (str, "a descent into a leaf already waiting: stop the round (default) or twin "
+                       "(count it as a visit of that leaf)"),
         "reuse": (_bool, "reuse the subtree between moves (default 1)"),
         "temperature": (float, "0: most visited action (default); > 0: sample by visits"),
         "threads": (int, "torch threads (default 1; 0 = torch's setting)"),

@@ -6,6 +6,7 @@ gauntlet matches with 95% Wilson intervals.
     python benchmarks/az_eval.py search-speed --model models/az_2p/model.pt --sims 64
     python benchmarks/az_eval.py match --agent az:path=models/az_2p/model.pt,sims=300 \\
         --opponent mcts:sims=200 --games 20 --out runs/az_vs_mcts
+    python benchmarks/az_eval.py average --models runs/a/it_10.pt runs/a/it_12.pt --out runs/a/avg.pt
 """
 from __future__ import annotations
 
@@ -175,6 +176,13 @@ def match(args) -> dict:
     return rows
 
 
+def average(args) -> None:
+    """A model file whose weights are the mean of ``--models`` (``training.ppo.average_models``)."""
+    from training.ppo import average_models
+    average_models(args.models, args.out)
+    print(f"wrote {args.out}: the mean of {len(args.models)} models")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -202,6 +210,10 @@ def main(argv=None) -> int:
     sn.add_argument("--target", type=float, default=0.6)
     sn.add_argument("--title", default=None)
     sn.set_defaults(func=snapshots)
+    av = sub.add_parser("average")
+    av.add_argument("--models", nargs="+", required=True, help="model files of one architecture (snapshots of a run)")
+    av.add_argument("--out", required=True)
+    av.set_defaults(func=average)
     m = sub.add_parser("match")
     m.add_argument("--agent", required=True)
     m.add_argument("--opponent", required=True)

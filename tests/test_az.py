@@ -143,6 +143,40 @@ def test_virtual_loss_is_taken_back_and_visits_add_up(tiny_model, leaf_batch):
             assert all(abs(w) / node.N <= 1.5 for w in node.W)   # |win+score| <= 1 + margin/40
 
 
+class SharpNet(ConstantNet):
+    """A near-certain prior (the highest-numbered legal action gets ~all of it) and constant values:
+    every descent heads into the same child, so a batched search keeps colliding there."""
+
+    def forward(self, obs, mask):
+        logits = 8.0 * torch.arange(NUM_ACTIONS, dtype=torch.float32).expand(obs.shape[0], -1)
+        return logits, self.rel.expand(obs.shape[0], -1)
+
+
+def test_collisions_twin_batches_a_sharp_prior_and_leaves_no_virtual_loss(encoder):
+    """``collisions="twin"``: a descent into a leaf already waiting counts as a visit of that leaf,
+    answered by its evaluation. With a sharp prior, "stop" ends nearly every round at one or two
+    positions, "twin" fills the batch; afterwards no virtual loss (1, and 100) is left anywhere (each
+    visit added the leaf mover's +0.5 / -0.25, so every node's value sums are 0.25 per visit), and each
+    simulation ended at exactly one node."""
+    g = _mid_game()
+    runs = {}
+    for rule, vl in (("stop", 1.0), ("twin", 1.0), ("twin", 100.0)):
+        ev = NetEvaluator(SharpNet([0.5, -0.25]), encoder)
+        s = Search(g, Node(2), 64, random.Random(0), SearchParams(leaf_batch=8, virtual_loss=vl, collisions=rule))
+        run_searches([s], {"net": ev})
+        runs[rule, vl] = ev.forward_passes
+        assert s.done == 64 and s.pending == 0 and s.root.N == 64
+        ends = 0
+        for node in _walk(s.root):
+            if node.N:
+                assert sum(node.W) == pytest.approx(0.25 * node.N)
+                ends += node.N - sum(ch.N for ch in node.children.values())
+        assert ends == 64
+    assert runs["twin", 1.0] * 2 < runs["stop", 1.0]
+    with pytest.raises(ValueError, match="collisions must be one of"):
+        SearchParams(collisions="merge")
+
+
 def test_search_finds_the_export_bonus_win_in_the_last_turn(tiny_model):
     """Issue 5's end game (test_mcts.export_decider): passing loses by 3 VP, fulfilling the contract
     wins the Export bonus; the exact terminal outcomes steer PUCT to Fulfil even with an untrained
@@ -221,6 +255,27 @@ def test_dirichlet_noise_and_temperature(tiny_model, encoder):
     assert s.choose(0.0) == legal[0]
 
 
+def test_a_search_cut_short_after_the_root_plays_the_network_choice(tiny_model, encoder):
+    """A time budget can stop a search once the root's own evaluation is in (``seconds`` smaller than a
+    simulation): with no child visited the move is the prior's most probable legal action, the raw
+    policy's move, not the first legal action."""
+    g = _mid_game()
+    ckpt = read_checkpoint(tiny_model)
+    pv = PolicyValueNet.from_arch(ckpt["arch"])
+    pv.load_state_dict(ckpt["model"])
+    s = Search(g, Node(2), 1, random.Random(0), SearchParams())
+    run_searches([s], {"net": NetEvaluator(pv.eval(), encoder)})
+    assert s.done == 1 and all(n == 0 for n in s.visits().values())
+    prior = s.root.P
+    assert max(prior, key=prior.get) != s.root_legal[0] or len(set(prior.values())) == 1
+    assert s.choose(0.0) == s.prior_choice() == max(s.root_legal, key=lambda a: prior.get(a, -1.0))
+    # one child visited wins over a higher prior
+    other = next(a for a in s.root_legal if a != s.prior_choice())
+    s.root.children[other] = Node(2)
+    s.root.children[other].N = 1
+    assert s.choose(0.0) == other
+
+
 def test_registry_spec_options_and_errors(tiny_model):
     agent = make(f"az:path={tiny_model},sims=5,leaf_batch=2,seed=3")
     assert isinstance(agent, AZAgent) and agent.sims == 5 and agent.params.leaf_batch == 2
@@ -257,8 +312,37 @@ def test_config_round_trip_and_errors(tmp_path):
         tiny_config(sims=0)
     with pytest.raises(ValueError, match="'reward'"):
         tiny_config(reward="glory")
+    with pytest.raises(ValueError, match="'collisions'.*stop"):
+        tiny_config(collisions="merge")
+    assert tiny_config(collisions="twin").search_params().collisions == "twin"
     with pytest.raises(ValueError, match="unknown AZ config field 'simz'"):
         cfg.replace(simz=3)
+
+
+def test_average_models_is_the_mean_of_the_weights_and_plays(tmp_path, encoder, tiny_model):
+    """Weight averaging (``training.ppo.average_models``): each tensor is the mean of the sources',
+    the file records them and plays; another architecture is refused, naming the field."""
+    from training.ppo import average_models
+    torch.manual_seed(1)
+    other = tmp_path / "other.pt"
+    export_model(PolicyValueNet(encoder.size, NUM_ACTIONS, 2, hidden_sizes=[16]), AZConfig(hidden_sizes=[16]), other,
+                 encoder)
+    out = tmp_path / "avg.pt"
+    average_models([tiny_model, other], out)
+    a, b, m = read_checkpoint(tiny_model), read_checkpoint(other), read_checkpoint(out)
+    assert m["averaged_from"] == [tiny_model, str(other)]
+    for k, v in m["model"].items():
+        assert torch.allclose(v, (a["model"][k] + b["model"][k]) / 2, atol=1e-7)
+    assert not torch.equal(m["model"]["policy_head.weight"], a["model"]["policy_head.weight"])
+    g = _mid_game()
+    assert make(f"ppo:path={out}").act(g) in g.legal_actions()
+    wide = tmp_path / "wide.pt"
+    export_model(PolicyValueNet(encoder.size, NUM_ACTIONS, 2, hidden_sizes=[32]), AZConfig(hidden_sizes=[32]), wide,
+                 encoder)
+    with pytest.raises(ValueError, match="hidden_sizes"):
+        average_models([tiny_model, wide], tmp_path / "bad.pt")
+    with pytest.raises(ValueError, match="at least two"):
+        average_models([tiny_model], tmp_path / "bad.pt")
 
 
 def test_replay_buffer_ring_and_file_round_trip(tmp_path):

@@ -41,7 +41,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.az import (NetEvaluator, Node, Search, SearchParams, outcome_values, reused_root,
+from agents.az import (COLLISION_RULES, NetEvaluator, Node, Search, SearchParams, outcome_values, reused_root,
                        run_searches)
 from agents.base import Agent
 from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, PolicyValueNet, arch_difference,
@@ -95,6 +95,9 @@ class AZConfig(ConfigFile):
     fpu: float = 0.2
     leaf_batch: int = 4
     virtual_loss: float = 1.0
+    #: a descent into a leaf already waiting for the network: "stop" the search's round there, or
+    #: "twin": count it as another visit of that leaf (fuller batches for a sharp prior)
+    collisions: str = "stop"
     dirichlet_alpha: float = 0.3
     noise_frac: float = 0.25
     #: the first this many searched decisions of a game are sampled at `temperature`, then greedy
@@ -171,6 +174,8 @@ class AZConfig(ConfigFile):
             specs = getattr(self, name)
             if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
                 bad(name, "must be a list of agent specs (strings)")
+        if self.collisions not in COLLISION_RULES:
+            bad("collisions", f"must be one of {COLLISION_RULES}")
         if self.policy_target not in POLICY_TARGETS:
             bad("policy_target", f"must be one of {POLICY_TARGETS}")
         if self.opponent_games > 0 and not self.selfplay_opponents:
@@ -178,7 +183,8 @@ class AZConfig(ConfigFile):
 
     def search_params(self) -> SearchParams:
         return SearchParams(c_puct=self.c_puct, fpu=self.fpu, leaf_batch=self.leaf_batch,
-                            virtual_loss=self.virtual_loss, reward=self.reward, score_scale=self.score_scale)
+                            virtual_loss=self.virtual_loss, reward=self.reward, score_scale=self.score_scale,
+                            collisions=self.collisions)
 
 
 # ------------------------------------------------------------------------------------------------

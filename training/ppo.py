@@ -139,6 +139,30 @@ def export_model(net: PolicyValueNet, config: PPOConfig, path, encoder, extra: d
                        **(extra or {})}, path)
 
 
+def average_models(paths, out_path) -> dict:
+    """Write the uniform average of the weights of model files of one architecture and observation
+    layout (``paths``: snapshots of one run, say) as a model file at ``out_path``, and return it.
+    The averaged model keeps the last file's config, encoder and counters and records its sources
+    (``averaged_from``). Weight averaging of a run's late snapshots (Izmailov et al. 2018, "stochastic
+    weight averaging") costs nothing at play time."""
+    paths = [os.fspath(p) for p in paths]
+    if len(paths) < 2:
+        raise ValueError(f"averaging needs at least two model files (got {len(paths)})")
+    ckpts = [read_checkpoint(p) for p in paths]
+    first = ckpts[0]
+    for p, c in zip(paths[1:], ckpts[1:]):
+        diff = arch_difference(first["arch"], c["arch"])
+        if diff:
+            raise CheckpointError(f"{p!r} has another architecture than {paths[0]!r}: {'; '.join(diff)}")
+        if (c.get("encoder") or {}).get("fingerprint") != (first.get("encoder") or {}).get("fingerprint"):
+            raise CheckpointError(f"{p!r} was trained on another observation layout than {paths[0]!r}")
+    model = {k: sum(c["model"][k].double() for c in ckpts).div(len(ckpts)).to(v.dtype)
+             for k, v in first["model"].items()}
+    out = {**ckpts[-1], "model": model, "averaged_from": paths}
+    atomic_torch_save(out, out_path)
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 def learner_device(device: str | None = None) -> torch.device:
     """``None`` / ``"auto"``: the first CUDA GPU when one is present, else the CPU; or the named device."""
