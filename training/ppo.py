@@ -41,7 +41,7 @@ import torch
 from torch import nn
 
 from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, arch_difference, check_encoder,
-                        observation_fingerprint, observation_layout, read_checkpoint)
+                        load_policy, observation_fingerprint, observation_layout, read_checkpoint)
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.game import atomic_write, atomic_write_text
 
@@ -148,17 +148,19 @@ def average_models(paths, out_path) -> dict:
     paths = [os.fspath(p) for p in paths]
     if len(paths) < 2:
         raise ValueError(f"averaging needs at least two model files (got {len(paths)})")
-    ckpts = [read_checkpoint(p) for p in paths]
-    first = ckpts[0]
-    for p, c in zip(paths[1:], ckpts[1:]):
+    loaded = [load_policy(p) for p in paths]
+    first = loaded[0][1]
+    for p, (_, c) in zip(paths[1:], loaded[1:]):
         diff = arch_difference(first["arch"], c["arch"])
         if diff:
             raise CheckpointError(f"{p!r} has another architecture than {paths[0]!r}: {'; '.join(diff)}")
         if (c.get("encoder") or {}).get("fingerprint") != (first.get("encoder") or {}).get("fingerprint"):
             raise CheckpointError(f"{p!r} was trained on another observation layout than {paths[0]!r}")
-    model = {k: sum(c["model"][k].double() for c in ckpts).div(len(ckpts)).to(v.dtype)
-             for k, v in first["model"].items()}
-    out = {**ckpts[-1], "model": model, "averaged_from": paths}
+    averaged = torch.optim.swa_utils.AveragedModel(loaded[0][0])     # the running mean of the weights
+    for net, _ in loaded:              # the first update copies, each later one folds into the mean
+        averaged.update_parameters(net)
+    model = {k: v.detach().clone() for k, v in averaged.module.state_dict().items()}
+    out = {**loaded[-1][1], "model": model, "averaged_from": paths}
     atomic_torch_save(out, out_path)
     return out
 
