@@ -228,9 +228,13 @@ class IncrementalActor:
             self._b1 = torch.cat([t[0].bias for t in torsos]).detach().double().numpy()
             self._layers = [[_linear_np(lay) for lay in list(t)[2::2]] for t in torsos]
             self._policy, self._value = _linear_np(net.policy_head), _linear_np(net.value_head)
-            # one torso: both heads in one product ([width, actions + players])
-            self._heads = None if len(torsos) > 1 else tuple(np.concatenate(pair, -1).copy() for pair in
-                                                            zip(self._policy, self._value))
+            # the policy head as rows ([actions, width]): a batch takes only the rows of the actions
+            # legal in one of its positions (~60 of 325), and with one torso the value head's rows
+            # come with them into one product
+            heads = (self._policy if len(torsos) > 1 else
+                     tuple(np.concatenate(pair, -1) for pair in zip(self._policy, self._value)))
+            self._head_rows, self._head_bias = np.ascontiguousarray(heads[0].T), heads[1].copy()
+        self._value_rows = None if len(torsos) > 1 else np.arange(net.num_actions, self._head_bias.size)
         self._act = _activation_np(net.arch["activation"])
         self._width, self._torsos = width, len(torsos)
         self.obs_size, self.num_actions = net.obs_size, net.num_actions
@@ -298,20 +302,25 @@ class IncrementalActor:
                 h += b
                 h = self._act(h)
             hidden.append(h)
-        if self._heads is not None:
-            out = hidden[0] @ self._heads[0]
-            out += self._heads[1]
-            logits, values = out[:, :self.num_actions], out[:, self.num_actions:].copy()
+        # logits of the batch's legal actions only (ascending, so that the illegal ones, which
+        # weigh nothing, are simply left out of the sums below)
+        legal = np.flatnonzero(mask.any(0))
+        k = legal.size
+        if self._value_rows is not None:
+            take = np.concatenate((legal, self._value_rows))
+            out = hidden[0] @ self._head_rows[take].T
+            out += self._head_bias[take]
+            logits, values = out[:, :k], out[:, k:].copy()
         else:
-            logits = hidden[0] @ self._policy[0]
-            logits += self._policy[1]
+            logits = hidden[0] @ self._head_rows[legal].T
+            logits += self._head_bias[legal]
             values = hidden[-1] @ self._value[0]
             values += self._value[1]
-        logits[~mask] = -np.inf
+        logits[~mask[:, legal]] = -np.inf
         top = logits.max(1)
         weights = np.exp(logits - top[:, None])            # 0 for the illegal actions
         if greedy:
-            actions = logits.argmax(1)
+            pick = logits.argmax(1)
             log_z = np.log(weights.sum(1)) + top
         else:
             # inverse CDF, one uniform per row: the first action whose cumulative weight passes
@@ -320,10 +329,10 @@ class IncrementalActor:
             total = cum[:, -1]
             # (held below the total: u * total may round up to it, which no action would pass)
             thr = np.minimum(rng.random(len(total), dtype=np.float32) * total, np.nextafter(total, np.float32(0)))
-            actions = (cum <= thr[:, None]).sum(1)
+            pick = (cum <= thr[:, None]).sum(1)
             log_z = np.log(total) + top
-        logp = logits[np.arange(len(actions)), actions] - log_z
-        return actions, logp.astype(np.float32), values
+        logp = logits[np.arange(len(pick)), pick] - log_z
+        return legal[pick], logp.astype(np.float32), values
 
 
 # ------------------------------------------------------------------------------------------------

@@ -6,10 +6,12 @@ time with its network forward pass alone beside it.
     python benchmarks/ppo_speed.py --only collect --warm --baseline main    # steady-state collection
     python benchmarks/ppo_speed.py --breakdown          # where collection time goes (this checkout)
     python benchmarks/ppo_speed.py --only collect --warm --samples 4096 --seeds 8 --rounds 2 --baseline cc91c59
+    python benchmarks/ppo_speed.py --only collect --warm --samples 4096 --seeds 8 --rounds 2 --workers 2 --baseline cc91c59
 
 Collection is ``training.selfplay.collect`` in this process (no subprocess workers, one torch
-thread) with the default ``PPOConfig`` (2 players, 32 games side by side, opponents drawn per
-seat: the learner itself, a pool of two frozen copies, random and heuristic agents), a freshly
+thread; with ``--workers N``, ``PPOTrainer``'s collection by N subprocess workers instead, in both
+versions) with the default ``PPOConfig`` (2 players, 32 games side by side, opponents drawn per seat:
+the learner itself, a pool of two frozen copies, random and heuristic agents), a freshly
 initialised network and a fixed seed, so both versions play the same games when their engines and
 their sampling agree. Learner steps are the PPO samples recorded (the learner's non-forced decisions).
 
@@ -66,25 +68,51 @@ def _collection_setup(seed: int):
     return config, encoder, learner, [copy.deepcopy(learner), copy.deepcopy(learner)]
 
 
-def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False) -> dict:
+def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False, workers: int = 0) -> dict:
     """Learner steps per second of one ``collect`` call of at least ``samples`` samples; ``warm``:
     time the second of two identical calls, as in a training run's steady state (the first call
     also pays for touching fresh memory, which is slow on these virtual machines; where ``collect``
-    takes ``reuse``, the second call writes over the first one's samples, as ``PPOTrainer`` does)."""
+    takes ``reuse``, the second call writes over the first one's samples, as ``PPOTrainer`` does).
+    ``workers`` >= 1: the collection of ``PPOTrainer`` with that many subprocess workers
+    (``WorkerPool``, the ``workers`` config field), each on a share of the games, the samples sent back
+    to this process; its warm call is the second on the same, already started pool."""
     import inspect
 
     from training.selfplay import collect
 
     config, encoder, learner, pool = _collection_setup(seed)
-    extra = {}
-    if warm:
-        first = collect(config, encoder, learner, pool, seed, samples, config.num_envs)
-        if "reuse" in inspect.signature(collect).parameters:
-            extra["reuse"] = first
-        del first
-    t = time.perf_counter()
-    r = collect(config, encoder, learner, pool, seed, samples, config.num_envs, **extra)
-    wall = time.perf_counter() - t
+    if workers:
+        import dataclasses
+
+        import numpy as np
+
+        from training.selfplay import WorkerPool
+
+        config = dataclasses.replace(config, workers=workers)
+        workers_pool = WorkerPool(config, learner.arch)
+        try:
+            run = lambda: workers_pool.collect(config, learner, pool, np.random.SeedSequence(seed), samples)  # noqa: E731
+            first = run()
+            if not warm:            # a cold pool: started, but no collection yet
+                workers_pool.close()
+                workers_pool = WorkerPool(config, learner.arch)
+                workers_pool.collect(config, learner, pool, np.random.SeedSequence(seed), 8)
+            del first
+            t = time.perf_counter()
+            r = run()
+            wall = time.perf_counter() - t
+        finally:
+            workers_pool.close()
+    else:
+        extra = {}
+        if warm:
+            first = collect(config, encoder, learner, pool, seed, samples, config.num_envs)
+            if "reuse" in inspect.signature(collect).parameters:
+                extra["reuse"] = first
+            del first
+        t = time.perf_counter()
+        r = collect(config, encoder, learner, pool, seed, samples, config.num_envs, **extra)
+        wall = time.perf_counter() - t
     return {"samples": len(r), "decisions": r.decisions, "games": len(r.results), "seconds": wall,
             "steps_per_s": len(r) / wall, "decisions_per_s": r.decisions / wall}
 
@@ -206,6 +234,8 @@ def main() -> None:
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     ap.add_argument("--only", choices=["collect", "move"], help="measure only one of the two")
     ap.add_argument("--warm", action="store_true", help="time the second of two identical collections")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="collect with this many subprocess workers (PPOTrainer's workers field; default 0: in process)")
     ap.add_argument("--breakdown", action="store_true",
                     help="only: where a warm collection's time goes, in this checkout (best of --rounds)")
     args = ap.parse_args()
@@ -222,7 +252,7 @@ def main() -> None:
         return
     parts = [p for p in ("collect", "move") if args.only in (None, p)]
     seeds = list(range(args.seed, args.seed + max(1, args.seeds)))
-    calls = {**{("collect", s): f"measure_collect({args.samples}, {s}, {args.warm})" for s in seeds},
+    calls = {**{("collect", s): f"measure_collect({args.samples}, {s}, {args.warm}, {args.workers})" for s in seeds},
              ("move", args.seed): f"measure_move({args.positions}, 5, {args.seed})"}
     jobs = [(p, s) for p in parts for s in (seeds if p == "collect" else [args.seed])]
     with checkouts(args.baseline, prefix="clans-ppo-baseline-") as versions:
@@ -233,6 +263,7 @@ def main() -> None:
                     res[(name, job)].append(measure_in(path, "ppo_speed", calls[job]))
     print(f"PPO speed: best of {args.rounds} alternating rounds, Python {sys.version.split()[0]}, one torch thread"
           + (", collection timed on a second, warm call" if args.warm else "")
+          + (f", {args.workers} subprocess workers" if args.workers else ", collection in process")
           + (f", collections of seeds {seeds[0]}-{seeds[-1]} pooled" if len(seeds) > 1 else ""))
     best = {}
     for name in versions:

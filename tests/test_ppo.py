@@ -554,6 +554,46 @@ def test_subprocess_workers_collect_the_same_kind_of_data(tmp_path, encoder):
     assert trainer.update == 1 and trainer.global_step >= 64
 
 
+def test_subprocess_workers_return_the_in_process_rollouts_through_shared_files(encoder):
+    """WorkerPool: worker w plays child seed w of the update's SeedSequence, so the rollout equals the
+    in-process collections of those children, concatenated, bit for bit. The weights (the learner and a
+    pool network: the workers start from other random ones) and the samples go through files that both
+    processes map, not the pipe, also after a larger collection made the sample files bigger, and the
+    files are gone once the pool is closed."""
+    import os
+
+    from training.selfplay import Rollout, WorkerPool, heuristic_available
+    config = tiny_config(workers=2, num_envs=3)
+    torch.manual_seed(0)
+    net, frozen = (build_network(config, encoder.size, NUM_ACTIONS).eval() for _ in range(2))
+    fields = ("obs", "mask", "actions", "logp", "values", "advantages", "returns", "seat_targets")
+
+    def in_process(seed, target):
+        children = np.random.SeedSequence(seed).spawn(2)
+        return Rollout.concat([collect(config, encoder, net, [frozen], children[w], -(-target // 2), slots,
+                                       heuristic_available()) for w, slots in enumerate((2, 1))])
+
+    pool = WorkerPool(config, net.arch)
+    try:
+        for seed, target in ((5, 40), (6, 120), (5, 40)):
+            got, want = pool.collect(config, net, [frozen], np.random.SeedSequence(seed), target), in_process(seed, target)
+            assert got.decisions == want.decisions and len(got) >= target
+            for f in fields:
+                assert np.array_equal(getattr(got, f), getattr(want, f)), f
+            assert got.obs.flags.owndata          # copied out of the files, which the next collection overwrites
+            rows = pool._files[0]["rows"]
+            assert sorted(n.rsplit("-", 1)[-1] for n in os.listdir(pool._dir) if not n.startswith("weights")) \
+                == [f"{rows}.bin"] * 4
+        shared = pool._views[0][0]
+        assert isinstance(shared, np.memmap) and np.array_equal(shared[:5], got.obs[:5])
+        weights = np.fromfile(pool._weights_path, np.float32)
+        assert np.array_equal(weights, torch.cat([t.reshape(-1) for m in (net, frozen)
+                                                  for t in m.state_dict().values()]).numpy())
+    finally:
+        pool.close()
+    assert not os.path.exists(pool._dir)
+
+
 def test_shipped_model_loads_and_beats_random():
     """The shipped 2-player model (models/ppo_2p/model.pt) still fits the current encoder and engine
     (this fails first if the observation layout changes: retrain or migrate the model) and wins
