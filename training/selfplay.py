@@ -493,23 +493,23 @@ def _worker_main(conn, config_dict: dict, arch: dict, have_heuristic: bool, torc
     encoder = make_encoder(config.num_players, config.game_options)
     learner = PolicyValueNet.from_arch(arch).eval()
     pool: list[PolicyValueNet] = []
-    mapped: dict = {}              # (path, rows) -> the sample arrays on the parent's files
+    mapped: dict = {}              # (obs file, mask file, rows) -> the sample arrays on them
     while True:
         msg = conn.recv()
         if msg is None:
             break
         weights, seed, target, slots, files = msg
-        states = weights if isinstance(weights, list) else None
-        count = len(states) if states is not None else weights["nets"]
-        while len(pool) < count - 1:
-            pool.append(PolicyValueNet.from_arch(arch).eval())
-        del pool[count - 1:]
-        if states is not None:
-            for net, st in zip([learner, *pool], states):
-                net.load_state_dict(st)
-        else:
-            _read_weights([learner, *pool], weights)
         try:
+            states = weights if isinstance(weights, list) else None     # state dicts, or the shared file
+            count = len(states) if states is not None else weights["nets"]
+            while len(pool) < count - 1:
+                pool.append(PolicyValueNet.from_arch(arch).eval())
+            del pool[count - 1:]
+            if states is not None:
+                for net, st in zip([learner, *pool], states):
+                    net.load_state_dict(st)
+            else:
+                _read_weights([learner, *pool], weights)
             shared = None
             if files is not None:
                 key = (files["obs"], files["mask"], files["rows"])
@@ -546,7 +546,7 @@ class WorkerPool:
         ctx = mp.get_context("spawn")
         have_heuristic = heuristic_available()
         self.conns, self.procs = [], []
-        self.obs_size = PolicyValueNet.from_arch(arch).obs_size
+        self.obs_size = int(arch["obs_size"])
         self._dir = tempfile.mkdtemp(prefix="clans-collect-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, True)
         self._files: list[dict] = []
