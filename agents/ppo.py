@@ -555,6 +555,7 @@ class PPOAgent(Agent):
         self.net, self.checkpoint = load_policy(self.path)
         self.num_players = self.net.num_players
         self._encoder = None
+        self._greedy_inputs = None       # (encoder, obs, mask, their tensors, last legal list) of act
         self._np_rng = np.random.default_rng(seed)
         self.name = f"ppo:{os.path.basename(self.path)}" + ("" if self.greedy else ":sampled")
 
@@ -602,13 +603,29 @@ class PPOAgent(Agent):
                 return legal[0]
             p = probs[legal].double().numpy()
             return legal[int(self._np_rng.choice(len(legal), p=p / p.sum()))]
-        legal, obs, mask = self._inputs(game)
+        legal = game.legal_actions()
+        if not legal:
+            raise ValueError("the game is over: there is no decision to make")
+        enc = self._encoder_for(game)
         if len(legal) == 1:                    # forced: no forward pass needed
             return legal[0]
-        logits, _ = self.net(obs, mask)
+        # the position is written into inputs kept from the last move (the encoder overwrites every
+        # entry; the mask clears only the last move's legal actions): fresh arrays each move cost
+        # ~12 µs more, a fifth of a move outside the network
+        if self._greedy_inputs is None or self._greedy_inputs[0] is not enc:
+            obs, mask = np.zeros((1, enc.size), np.float32), np.zeros((1, NUM_ACTIONS), bool)
+            self._greedy_inputs = (enc, obs, mask, torch.from_numpy(obs), torch.from_numpy(mask), [])
+        _, obs, mask, obs_t, mask_t, last = self._greedy_inputs
+        enc.encode_into(game, game.current_player, obs[0])
+        mask[0, last] = False
+        mask[0, legal] = True
+        last[:] = legal
+        logits, _ = self.net(obs_t, mask_t)
         # the most probable legal action is the legal action with the largest logit (softmax and
-        # temperature keep the order), so no distribution is built
-        return legal[int(np.argmax(logits[0].numpy()[legal]))]
+        # temperature keep the order), so no distribution is built; ``max`` keeps the first of equal
+        # ones, as argmax does, and over ~30 legal actions costs half of gathering them into an array
+        row = logits.numpy()[0]
+        return max(legal, key=row.__getitem__)
 
     def policy_prior(self, game) -> dict[int, float]:
         """{legal action: probability} under the policy (for MCTS priors or rollout policies)."""

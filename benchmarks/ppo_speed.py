@@ -263,8 +263,9 @@ def main() -> None:
                     res[(name, job)].append(measure_in(path, "ppo_speed", calls[job]))
     print(f"PPO speed: best of {args.rounds} alternating rounds, Python {sys.version.split()[0]}, one torch thread"
           + (", collection timed on a second, warm call" if args.warm else "")
-          + (f", {args.workers} subprocess workers" if args.workers else ", collection in process")
-          + (f", collections of seeds {seeds[0]}-{seeds[-1]} pooled" if len(seeds) > 1 else ""))
+          + ((f", {args.workers} subprocess workers" if args.workers else ", collection in process")
+             if "collect" in parts else "")
+          + (f", collections of seeds {seeds[0]}-{seeds[-1]} pooled" if len(seeds) > 1 and "collect" in parts else ""))
     best = {}
     for name in versions:
         if "collect" in parts:

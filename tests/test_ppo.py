@@ -410,6 +410,30 @@ def test_tiny_training_run_checkpoint_loads_and_plays_legal_moves(tmp_path, enco
             g.apply(a)
 
 
+def test_greedy_agent_plays_the_most_probable_action_with_reused_inputs():
+    """PPOAgent's greedy move writes each position into the inputs of its last move. Played over two
+    games in turn (so every move overwrites the other game's position), it still picks the most probable
+    legal action of ``policy_prior``, which builds fresh inputs."""
+    from pathlib import Path
+    agent = PPOAgent(Path(__file__).resolve().parent.parent / "models" / "ppo_2p" / "model.pt", greedy=True)
+    games = [Game(GameConfig(num_players=2, seed=s)) for s in (40, 41)]
+    opp = RandomAgent(seed=1)
+    moves = 0
+    while not all(g.is_terminal() for g in games):
+        for g in games:
+            if g.is_terminal():
+                continue
+            if g.current_player == 0:
+                prior = agent.policy_prior(g)
+                a = agent.act(g)
+                assert a == max(prior, key=prior.get)
+                moves += 1
+            else:
+                a = opp.act(g)
+            g.apply(a)
+    assert moves > 100          # two whole games' decisions of seat 0
+
+
 def test_resume_reproduces_the_next_update_exactly(tmp_path, encoder):
     """Run N+1 updates straight vs run N, checkpoint, resume in a new trainer, run 1 more: the
     parameters, optimizer state, counters and pool are identical."""
