@@ -410,6 +410,25 @@ def test_tiny_training_run_checkpoint_loads_and_plays_legal_moves(tmp_path, enco
             g.apply(a)
 
 
+def test_shared_files_of_killed_runs_are_removed_and_live_ones_kept(tmp_path):
+    """A run killed with SIGKILL leaves its WorkerPool's folder of shared files behind (in /dev/shm it
+    holds memory): the next WorkerPool removes the folders whose process is gone, and only those."""
+    import os
+    import subprocess
+    import sys
+
+    from training.selfplay import _FILES_PREFIX, _remove_orphaned_files
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    dead, live = tmp_path / f"{_FILES_PREFIX}{gone.stdout.strip()}-abc", tmp_path / f"{_FILES_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "someone-else"
+    for d in (dead, live, other):
+        d.mkdir()
+        (d / "obs-0-10.bin").write_bytes(b"x")
+    _remove_orphaned_files(str(tmp_path))
+    assert not dead.exists() and live.exists() and other.exists()
+
+
 def test_greedy_agent_plays_the_most_probable_action_with_reused_inputs():
     """PPOAgent's greedy move writes each position into the inputs of its last move. Played over two
     games in turn (so every move overwrites the other game's position), it still picks the most probable
@@ -598,6 +617,7 @@ def test_subprocess_workers_return_the_in_process_rollouts_through_shared_files(
                                        heuristic_available()) for w, slots in enumerate((2, 1))])
 
     pool = WorkerPool(config, net.arch)
+    assert os.path.basename(pool._dir).startswith(f"clans-collect-{os.getpid()}-")
     try:
         for seed, target in ((5, 40), (6, 120), (5, 40)):
             got, want = pool.collect(config, net, [frozen], np.random.SeedSequence(seed), target), in_process(seed, target)

@@ -462,6 +462,36 @@ def collect(config: PPOConfig, encoder, learner: PolicyValueNet, pool: list[Poli
 
 # ------------------------------------------------------------------------------------------------
 # subprocess workers
+#: WorkerPool's shared files live in a folder named by this prefix and the parent's process id
+_FILES_PREFIX = "clans-collect-"
+
+
+def _remove_orphaned_files(where: str) -> None:
+    """Remove the shared-file folders of WorkerPools whose process is gone (a run killed with SIGKILL,
+    the crash-safe way to stop one, leaves them behind; in /dev/shm they hold memory until removed)."""
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(_FILES_PREFIX):
+            continue
+        pid = name[len(_FILES_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or _process_alive(int(pid)):
+            continue
+        shutil.rmtree(os.path.join(where, name), ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # exists, owned by someone else
+        return True
+    return True
+
+
 def _sample_file(path: str, rows: int, width: int, dtype) -> np.ndarray:
     """[rows, width] array on the file ``path`` (created or resized by the caller), mapped shared."""
     return np.memmap(path, dtype=dtype, mode="r+", shape=(rows, width))
@@ -547,7 +577,9 @@ class WorkerPool:
         have_heuristic = heuristic_available()
         self.conns, self.procs = [], []
         self.obs_size = int(arch["obs_size"])
-        self._dir = tempfile.mkdtemp(prefix="clans-collect-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+        _remove_orphaned_files(shm)
+        self._dir = tempfile.mkdtemp(prefix=f"{_FILES_PREFIX}{os.getpid()}-", dir=shm)
         self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, True)
         self._files: list[dict] = []
         self._views: list = []
