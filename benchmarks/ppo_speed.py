@@ -75,7 +75,8 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False, work
     takes ``reuse``, the second call writes over the first one's samples, as ``PPOTrainer`` does).
     ``workers`` >= 1: the collection of ``PPOTrainer`` with that many subprocess workers
     (``WorkerPool``, the ``workers`` config field), each on a share of the games, the samples sent back
-    to this process; its warm call is the second on the same, already started pool."""
+    to this process; the timed call is then always the second on the pool (the first also waits for
+    the workers to start)."""
     import inspect
 
     from training.selfplay import collect
@@ -91,15 +92,9 @@ def measure_collect(samples: int = 3000, seed: int = 0, warm: bool = False, work
         config = dataclasses.replace(config, workers=workers)
         workers_pool = WorkerPool(config, learner.arch)
         try:
-            run = lambda: workers_pool.collect(config, learner, pool, np.random.SeedSequence(seed), samples)  # noqa: E731
-            first = run()
-            if not warm:            # a cold pool: started, but no collection yet
-                workers_pool.close()
-                workers_pool = WorkerPool(config, learner.arch)
-                workers_pool.collect(config, learner, pool, np.random.SeedSequence(seed), 8)
-            del first
+            workers_pool.collect(config, learner, pool, np.random.SeedSequence(seed), samples)
             t = time.perf_counter()
-            r = run()
+            r = workers_pool.collect(config, learner, pool, np.random.SeedSequence(seed), samples)
             wall = time.perf_counter() - t
         finally:
             workers_pool.close()

@@ -430,11 +430,12 @@ def test_shared_files_of_killed_runs_are_removed_and_live_ones_kept(tmp_path):
 
 
 def test_greedy_agent_plays_the_most_probable_action_with_reused_inputs():
-    """PPOAgent's greedy move writes each position into the inputs of its last move. Played over two
-    games in turn (so every move overwrites the other game's position), it still picks the most probable
-    legal action of ``policy_prior``, which builds fresh inputs."""
+    """PPOAgent writes each position into the inputs of its previous call. Played over two games in
+    turn (so every move overwrites the other game's position), its greedy move is still the most
+    probable legal action of the network on inputs built fresh."""
     from pathlib import Path
     agent = PPOAgent(Path(__file__).resolve().parent.parent / "models" / "ppo_2p" / "model.pt", greedy=True)
+    enc = make_encoder(2)
     games = [Game(GameConfig(num_players=2, seed=s)) for s in (40, 41)]
     opp = RandomAgent(seed=1)
     moves = 0
@@ -443,9 +444,13 @@ def test_greedy_agent_plays_the_most_probable_action_with_reused_inputs():
             if g.is_terminal():
                 continue
             if g.current_player == 0:
-                prior = agent.policy_prior(g)
+                legal = g.legal_actions()
+                mask = torch.zeros((1, NUM_ACTIONS), dtype=torch.bool)
+                mask[0, legal] = True
+                with torch.no_grad():
+                    logits, _ = agent.net(torch.from_numpy(enc.encode(g, 0)).unsqueeze(0), mask)
                 a = agent.act(g)
-                assert a == max(prior, key=prior.get)
+                assert a == max(legal, key=lambda x: float(logits[0, x]))
                 moves += 1
             else:
                 a = opp.act(g)

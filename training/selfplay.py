@@ -497,13 +497,6 @@ def _sample_file(path: str, rows: int, width: int, dtype) -> np.ndarray:
     return np.memmap(path, dtype=dtype, mode="r+", shape=(rows, width))
 
 
-def _flat_weights(net: PolicyValueNet) -> list[torch.Tensor] | None:
-    """The network's state as a list of float32 tensors (None if some entry is not float32: those
-    networks go through the pipe)."""
-    tensors = list(net.state_dict().values())
-    return tensors if all(t.dtype == torch.float32 for t in tensors) else None
-
-
 def _read_weights(nets: list[PolicyValueNet], weights: dict) -> None:
     """Load ``nets`` from the shared weights file ``WorkerPool`` wrote (one after another, in
     ``state_dict`` order)."""
@@ -523,34 +516,23 @@ def _worker_main(conn, config_dict: dict, arch: dict, have_heuristic: bool, torc
     encoder = make_encoder(config.num_players, config.game_options)
     learner = PolicyValueNet.from_arch(arch).eval()
     pool: list[PolicyValueNet] = []
-    mapped: dict = {}              # (obs file, mask file, rows) -> the sample arrays on them
+    mapped = None                  # (the parent's sample files, their obs and mask arrays)
     while True:
         msg = conn.recv()
         if msg is None:
             break
         weights, seed, target, slots, files = msg
         try:
-            states = weights if isinstance(weights, list) else None     # state dicts, or the shared file
-            count = len(states) if states is not None else weights["nets"]
-            while len(pool) < count - 1:
+            while len(pool) < weights["nets"] - 1:
                 pool.append(PolicyValueNet.from_arch(arch).eval())
-            del pool[count - 1:]
-            if states is not None:
-                for net, st in zip([learner, *pool], states):
-                    net.load_state_dict(st)
-            else:
-                _read_weights([learner, *pool], weights)
-            shared = None
-            if files is not None:
-                key = (files["obs"], files["mask"], files["rows"])
-                if key not in mapped:
-                    mapped.clear()
-                    mapped[key] = (_sample_file(files["obs"], files["rows"], encoder.size, np.float32),
-                                   _sample_file(files["mask"], files["rows"], NUM_ACTIONS, np.bool_))
-                obs, mask = mapped[key]
-                shared = Rollout(obs, mask, *(np.zeros(0) for _ in range(6)), results=[], decisions=0)
+            del pool[weights["nets"] - 1:]
+            _read_weights([learner, *pool], weights)
+            if mapped is None or mapped[0] != files:
+                mapped = (files, _sample_file(files["obs"], files["rows"], encoder.size, np.float32),
+                          _sample_file(files["mask"], files["rows"], NUM_ACTIONS, np.bool_))
+            shared = Rollout(mapped[1], mapped[2], *(np.zeros(0) for _ in range(6)), results=[], decisions=0)
             r = collect(config, encoder, learner, pool, seed, target, slots, have_heuristic, reuse=shared)
-            if shared is not None and np.shares_memory(r.obs, shared.obs) and np.shares_memory(r.mask, shared.mask):
+            if np.shares_memory(r.obs, shared.obs) and np.shares_memory(r.mask, shared.mask):
                 # the samples are on the parent's files already: send the rest
                 r = dataclasses.replace(r, obs=None, mask=None)
             conn.send(r)
@@ -613,14 +595,12 @@ class WorkerPool:
                             _sample_file(f["mask"], rows, NUM_ACTIONS, np.bool_)) for f in self._files]
         return self._files
 
-    def _write_weights(self, nets: list[PolicyValueNet]):
-        """The networks' weights for the workers: written one after another to a shared file (about 5
-        ms for three 256x256 networks, where pickling their state dicts for each worker took ~55 ms),
-        or as state dicts through the pipe where some tensor is not float32."""
-        flats = [_flat_weights(net) for net in nets]
-        if any(f is None for f in flats):
-            return [{k: v.detach().clone() for k, v in net.state_dict().items()} for net in nets]
-        size = sum(t.numel() for f in flats for t in f)
+    def _write_weights(self, nets: list[PolicyValueNet]) -> dict:
+        """The networks' weights for the workers, one after another in ``state_dict`` order, as float32
+        (the workers' networks are float32) in a shared file: about 5 ms for three 256x256 networks,
+        where pickling their state dicts for each worker took ~55 ms."""
+        tensors = [t.detach().reshape(-1) for net in nets for t in net.state_dict().values()]
+        size = sum(t.numel() for t in tensors)
         path = os.path.join(self._dir, f"weights-{size}.bin")
         if path != self._weights_path:
             if self._weights_path is not None:
@@ -630,10 +610,9 @@ class WorkerPool:
             self._weights_path = path
         flat = np.memmap(path, dtype=np.float32, mode="r+", shape=(size,))
         at = 0
-        for f in flats:
-            for t in f:
-                flat[at:at + t.numel()] = t.detach().reshape(-1).numpy()
-                at += t.numel()
+        for t in tensors:
+            flat[at:at + t.numel()] = t.numpy()
+            at += t.numel()
         flat.flush()
         del flat
         return {"path": path, "size": size, "nets": len(nets)}
