@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     out, t0, decisions = {}, time.perf_counter(), 0
     for players in args.players:
         for seed in range(args.games):
-            config = GameConfig(num_players=players, seed=seed, industria=args.industria, **extra)
+            config = GameConfig(**{"num_players": players, "seed": seed, "industria": args.industria, **extra})
             digest, n = game_digest(config, seed, args.observations)
             out[f"{players}p/{seed}"] = digest
             decisions += n
