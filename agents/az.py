@@ -442,6 +442,7 @@ class AZAgent(Agent):
     reuse: keep the subtree of the actions played since the previous decision.
     temperature: 0 = the most visited action; > 0 samples by visits ** (1/temperature).
     threads: torch intra-op threads for this process (0 = leave torch's setting).
+    max_seconds: a wall-clock cap per decision on top of ``sims`` (None: none; the web viewer sets it).
     """
 
     name = "az"
@@ -449,12 +450,14 @@ class AZAgent(Agent):
     def __init__(self, path, sims: int = 200, seconds: float | None = None, c_puct: float = 1.5,
                  fpu: float = 0.2, leaf_batch: int = 8, reuse: bool = True, temperature: float = 0.0,
                  virtual_loss: float = 1.0, threads: int = 1, seed: int | None = None,
-                 collisions: str = "stop"):
+                 collisions: str = "stop", max_seconds: float | None = None):
         super().__init__(seed)
         if seconds is None and (not isinstance(sims, int) or isinstance(sims, bool) or sims < 1):
             raise ValueError(f"sims must be a positive int (got {sims!r})")
-        if seconds is not None and not seconds > 0:
-            raise ValueError(f"seconds must be positive (got {seconds!r})")
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"seconds must be a positive finite number (got {seconds!r})")
+        if max_seconds is not None and not (math.isfinite(max_seconds) and max_seconds > 0):
+            raise ValueError(f"max_seconds must be a positive finite number (got {max_seconds!r})")
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0 (got {temperature!r})")
         self.path = os.fspath(path)
@@ -465,6 +468,7 @@ class AZAgent(Agent):
                                    reward=reward, score_scale=scale, collisions=collisions)
         self.sims = sims
         self.seconds = seconds
+        self.max_seconds = max_seconds
         self.reuse = bool(reuse)
         self.temperature = float(temperature)
         self.threads = int(threads)
@@ -505,7 +509,8 @@ class AZAgent(Agent):
         s = Search(game, root, budget, self.rng, self.params)
         ev = NetEvaluator(self.net, enc)
         t0 = time.perf_counter()
-        run_searches([s], {"net": ev}, None if self.seconds is None else t0 + self.seconds)
+        limits = [t for t in (self.seconds, self.max_seconds) if t is not None]
+        run_searches([s], {"net": ev}, t0 + min(limits) if limits else None)
         self._root, self._root_history = (root, history) if self.reuse else (None, None)
         self.last_stats = {"simulations": s.done, "seconds": time.perf_counter() - t0,
                            "forward_passes": ev.forward_passes, "root_visits": root.N}

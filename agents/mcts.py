@@ -121,6 +121,8 @@ class MCTSAgent(Agent):
     fpu: first-play urgency reduction (None: try every action once before any twice).
     widen: progressive widening below the root: a node tries its 1 + widen * sqrt(visits) best
         actions by the heuristic's one-step values (0: every candidate, in random order).
+    max_seconds: a wall-clock cap per decision on top of ``sims`` (None: none); the web viewer sets it so
+        that no request's move runs unbounded. In-process searches only (``workers=1``).
     """
 
     name = "mcts"
@@ -128,7 +130,7 @@ class MCTSAgent(Agent):
     def __init__(self, sims: int = 200, seconds: float | None = None, c: float = 0.2, rollout: str = "random",
                  depth: int = 0, scale: float = 5.0, reuse: bool = True, workers: int = 1, top_k: int = 0,
                  fpu: float | None = None, widen: float = 1.0, policy=None, puct: float = 1.0,
-                 seed: int | None = None):
+                 seed: int | None = None, max_seconds: float | None = None):
         super().__init__(seed)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES} (got {rollout!r})")
@@ -140,13 +142,16 @@ class MCTSAgent(Agent):
             raise ValueError(f"puct must be positive (got {puct!r})")
         if seconds is None and (not isinstance(sims, int) or sims < 1):
             raise ValueError(f"sims must be a positive int (got {sims!r})")
-        if seconds is not None and seconds <= 0:
-            raise ValueError(f"seconds must be positive (got {seconds!r})")
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"seconds must be a positive finite number (got {seconds!r})")
+        if max_seconds is not None and not (math.isfinite(max_seconds) and max_seconds > 0):
+            raise ValueError(f"max_seconds must be a positive finite number (got {max_seconds!r})")
         if depth < 0 or workers < 1 or scale <= 0 or c < 0 or top_k < 0 or widen < 0:
             raise ValueError(f"need depth >= 0, workers >= 1, scale > 0, c >= 0, top_k >= 0 and widen >= 0 (got "
                              f"depth={depth}, workers={workers}, scale={scale}, c={c}, top_k={top_k}, widen={widen})")
         self.sims = sims
         self.seconds = seconds
+        self.max_seconds = max_seconds
         self.c = float(c)
         self.rollout = rollout
         self.depth = int(depth)
@@ -208,7 +213,7 @@ class MCTSAgent(Agent):
         public = hidden_order_removed(game)
         order = self.root_actions(public, legal)
         sims = search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-                      order, self.fpu, self.widen, self._prior(), self.puct)
+                      order, self.fpu, self.widen, self._prior(), self.puct, self.max_seconds)
         elapsed = time.perf_counter() - t0
         action = best_action(root, order, game.current_player)
         self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.visits,
@@ -229,7 +234,8 @@ class MCTSAgent(Agent):
         root = Node(game.num_players)
         public = hidden_order_removed(game)
         search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
-               self.root_actions(public, public.legal_actions()), self.fpu, self.widen, self._prior(), self.puct)
+               self.root_actions(public, public.legal_actions()), self.fpu, self.widen, self._prior(), self.puct,
+               self.max_seconds)
         return {a: ch.visits for a, ch in root.children.items()}
 
     def _prior(self):
@@ -326,7 +332,8 @@ def tree_candidates(state, legal: list[int]) -> list[int]:
 
 def search(game, root: Node, rng: random.Random, sims: int | None, seconds: float | None, c: float,
            rollout: str, depth: int, scale: float, root_actions: list[int] | None = None,
-           fpu: float | None = None, widen: float = 0.0, prior=None, puct: float = 1.0) -> int:
+           fpu: float | None = None, widen: float = 0.0, prior=None, puct: float = 1.0,
+           max_seconds: float | None = None) -> int:
     """Run MCTS iterations from ``game`` into ``root``; returns the number of simulations.
 
     root_actions: the root's candidate actions in the order to try them (default: all
@@ -335,19 +342,22 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
     (None: every action is tried once before any is tried twice).
     widen: progressive widening below the root (0: every candidate is tried).
     prior: ``prior(state) -> {action: probability}``: select by PUCT with constant ``puct`` instead
-    (root_actions still restricts the root's candidates)."""
+    (root_actions still restricts the root's candidates).
+    max_seconds: a wall-clock cap on top of a ``sims`` budget (a server bounds every move with it)."""
     n_players = game.num_players
     centre = estimate_final_vp(game)[0] if n_players == 1 else SOLO_CENTRE
-    deadline = time.perf_counter() + seconds if seconds is not None else None
+    start = time.perf_counter()
+    limits = [t for t in (seconds, max_seconds) if t is not None]
+    deadline = start + min(limits) if limits else None
+    sims_limit = sims if seconds is None else None
     done = 0
     log = math.log
     sqrt = math.sqrt
     w = DEFAULT_WEIGHTS
     while True:
-        if deadline is not None:
-            if time.perf_counter() >= deadline and done > 0:
-                break
-        elif done >= sims:
+        if sims_limit is not None and done >= sims_limit:
+            break
+        if deadline is not None and done > 0 and time.perf_counter() >= deadline:
             break
         state = game.determinize(rng.getrandbits(62))
         node = root

@@ -24,9 +24,11 @@ kind's options, the module or file that is missing, or the attribute it lacks.
 from __future__ import annotations
 
 import ast
+import cmath
 import importlib
 import importlib.util
 import inspect
+import math
 import os
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -45,8 +47,35 @@ def _bool(text: str) -> bool:
     raise ValueError(f"expected a boolean (1/0, true/false), got {text!r}")
 
 
+def _number(kind: type, low: float | None = None, strict: bool = False, high: float | None = None,
+            optional: bool = False) -> Callable:
+    """A converter to ``kind`` (int or float) that refuses what no budget or parameter can mean: a value
+    that is not finite (``nan``, ``inf`` pass every ``>`` test the other way, and a search whose deadline
+    is ``nan`` never stops), or one outside ``[low, high]`` (``strict``: above ``low``)."""
+    bound = (f"> {low:g}" if strict else f">= {low:g}") if low is not None else None
+    if high is not None:
+        bound = f"{bound} and <= {high:g}" if bound else f"<= {high:g}"
+
+    def convert(text: str):
+        t = text.strip()
+        if optional and t.lower() in ("none", ""):
+            return None
+        try:
+            value = int(t) if kind is int else float(t)
+        except ValueError:
+            raise ValueError(f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
+        if not math.isfinite(value):
+            raise ValueError(f"expected a finite number, got {text!r}")
+        if low is not None and (value <= low if strict else value < low) or high is not None and value > high:
+            raise ValueError(f"expected a number {bound}, got {text!r}")
+        return value
+
+    return convert
+
+
 def _opt_float(text: str) -> float | None:
-    return None if text.strip().lower() in ("none", "") else float(text)
+    """A finite number or ``none``."""
+    return _number(float, optional=True)(text)
 
 
 @dataclass(frozen=True)
@@ -102,49 +131,49 @@ def _az(**kw):
     return AZAgent(**kw)
 
 
-_SEED = (int, "seed of the agent's random generator")
+_SEED = (_number(int, 0), "seed of the agent's random generator")
 KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random", "uniformly random legal actions", {"seed": _SEED}, _random),
     AgentKind("heuristic", "greedy one-step lookahead on the estimated final VP margin",
-              {"seed": _SEED, "noise": (float, "std. dev. of Gaussian noise on action values (VP)")},
+              {"seed": _SEED, "noise": (_number(float, 0), "std. dev. of Gaussian noise on action values (VP)")},
               _heuristic),
     AgentKind("mcts", "determinized open-loop MCTS with max^n backups", {
-        "sims": (int, "simulations per decision (default 200)"),
-        "seconds": (_opt_float, "time budget per decision instead of sims"),
-        "c": (float, "UCT exploration constant (default 0.2)"),
+        "sims": (_number(int, 1), "simulations per decision (default 200)"),
+        "seconds": (_number(float, 0, strict=True, optional=True), "time budget per decision instead of sims"),
+        "c": (_number(float, 0), "UCT exploration constant (default 0.2)"),
         "rollout": (str, "rollout policy: random, heuristic or policy (needs policy=)"),
-        "depth": (int, "rollout length in actions before the heuristic evaluation (default 0)"),
-        "scale": (float, "VP margin scale of the normalised value (default 5)"),
+        "depth": (_number(int, 0), "rollout length in actions before the heuristic evaluation (default 0)"),
+        "scale": (_number(float, 0, strict=True), "VP margin scale of the normalised value (default 5)"),
         "reuse": (_bool, "reuse the subtree between moves (default 1)"),
-        "workers": (int, "root parallelism over this many processes (default 1)"),
-        "top_k": (int, "search only the k best root actions by the heuristic (default 0 = all)"),
-        "widen": (float, "progressive widening below the root (default 1; 0 = try every action)"),
+        "workers": (_number(int, 1), "root parallelism over this many processes (default 1)"),
+        "top_k": (_number(int, 0), "search only the k best root actions by the heuristic (default 0 = all)"),
+        "widen": (_number(float, 0), "progressive widening below the root (default 1; 0 = try every action)"),
         "fpu": (_opt_float, "first-play urgency reduction (default none: try every action once first)"),
         "policy": (str, "PPO checkpoint whose policy is the search prior (PUCT selection; default none)"),
-        "puct": (float, "PUCT exploration constant with policy= (default 1)"),
+        "puct": (_number(float, 0), "PUCT exploration constant with policy= (default 1)"),
         "seed": _SEED}, _mcts),
     AgentKind("ppo", "a trained PPO policy (agents/ppo.py)", {
         "path": (str, "model file"), "greedy": (_bool, "argmax instead of sampling (default 1)"),
-        "temperature": (float, "softmax temperature when sampling (default 1)"),
+        "temperature": (_number(float, 0, strict=True), "softmax temperature when sampling (default 1)"),
         "seed": _SEED}, _ppo),
     AgentKind("automa", "the physical game's solo opponent (a game seat the engine plays, not an agent; "
               "tournaments seat it through GameConfig.automa)", {
-        "level": (int, "difficulty 1 (Very Easy) to 5 (Very Hard), default 3"),
-        "seed": (int, "unused: its cards and dice come from the game's generator")}, _automa),
+        "level": (_number(int, 1, high=5), "difficulty 1 (Very Easy) to 5 (Very Hard), default 3"),
+        "seed": (_number(int, 0), "unused: its cards and dice come from the game's generator")}, _automa),
 
 
     AgentKind("az", "AlphaZero-style PUCT search guided by a policy-value model (agents/az.py)", {
         "path": (str, "model file (an AlphaZero or PPO model)"),
-        "sims": (int, "simulations per decision (default 200)"),
-        "seconds": (_opt_float, "time budget per decision instead of sims"),
-        "c_puct": (float, "PUCT exploration constant (default 1.5)"),
-        "fpu": (float, "first-play urgency reduction (default 0.2)"),
-        "leaf_batch": (int, "leaves per forward pass, by virtual loss (default 8)"),
+        "sims": (_number(int, 1), "simulations per decision (default 200)"),
+        "seconds": (_number(float, 0, strict=True, optional=True), "time budget per decision instead of sims"),
+        "c_puct": (_number(float, 0), "PUCT exploration constant (default 1.5)"),
+        "fpu": (_number(float), "first-play urgency reduction (default 0.2)"),
+        "leaf_batch": (_number(int, 1), "leaves per forward pass, by virtual loss (default 8)"),
         "collisions": (str, "a descent into a leaf already waiting: stop the round (default) or twin "
                        "(count it as a visit of that leaf)"),
         "reuse": (_bool, "reuse the subtree between moves (default 1)"),
-        "temperature": (float, "0: most visited action (default); > 0: sample by visits"),
-        "threads": (int, "torch threads (default 1; 0 = torch's setting)"),
+        "temperature": (_number(float, 0), "0: most visited action (default); > 0: sample by visits"),
+        "threads": (_number(int, 0), "torch threads (default 1; 0 = torch's setting)"),
         "seed": _SEED}, _az),
 )}
 
@@ -186,7 +215,10 @@ def _custom_options(spec: str, text: str) -> dict:
         key, eq, value = part.partition("=")
         if not eq or not key.strip().isidentifier():
             raise ValueError(f"bad option {part!r} in spec {spec!r}: options are key=value pairs separated by commas")
-        options[key.strip()] = _literal(value)
+        options[key.strip()] = v = _literal(value)
+        if isinstance(v, (float, complex)) and not cmath.isfinite(v):
+            raise ValueError(f"bad value {value.strip()!r} for option {key.strip()!r} in spec {spec!r}: "
+                             f"expected a finite number")
     return options
 
 
@@ -221,7 +253,11 @@ def _load_attribute(spec: str, target: str, attr: str):
 
 def parse_spec(spec: str) -> tuple[str, dict]:
     """Split ``kind:key=value,...`` into the kind and its converted options. A custom agent's kind is
-    ``module:attribute`` (or ``file.py:attribute``) or the name of an entry point."""
+    ``module:attribute`` (or ``file.py:attribute``) or the name of an entry point.
+
+    Parsing works on the text alone: it imports nothing and runs nothing, so a spec from anywhere (a web
+    request, a results file) can be checked with it. Loading your own agent's code is ``make``'s step, and
+    ``load_check`` parses and loads for the command line, where the person typing names the code."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string like 'mcts:sims=200'; valid kinds: "
                          f"{', '.join(KINDS)}")
@@ -229,7 +265,6 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     if _is_import_spec(spec):
         target, _, rest = spec.partition(":")
         attr, _, opts = rest.partition(":")
-        _load_attribute(spec, target.strip(), attr.strip())
         return f"{target.strip()}:{attr.strip()}", _custom_options(spec, opts)
     kind_name, _, rest = spec.partition(":")
     kind_name = kind_name.strip().lower()
@@ -263,6 +298,27 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     return kind_name, options
 
 
+def load_check(spec: str) -> tuple[str, dict]:
+    """``parse_spec``, then, for your own agent (``module:Class``, ``./file.py:Class``, an installed
+    entry point), import its factory, so that a spec typed at the command line fails before anything
+    runs. This runs the named code: never call it on a spec from a request or a file."""
+    kind_name, options = parse_spec(spec)
+    if kind_name not in KINDS:
+        _custom_factory(spec.strip(), kind_name)
+    return kind_name, options
+
+
+def _custom_factory(spec: str, kind_name: str):
+    if ":" in kind_name:
+        target, attr = kind_name.split(":", 1)
+        return _load_attribute(spec, target, attr)
+    try:
+        return _entry_points()[kind_name].load()
+    except Exception as e:
+        raise ValueError(f"agent spec {spec!r}: loading the entry point {kind_name!r} failed: "
+                         f"{type(e).__name__}: {e}") from None
+
+
 def make(spec: str, seed: int | None = None):
     """Build an agent from ``spec``; ``seed`` is used when the spec does not fix one (and, for your own
     agent, when its factory takes a ``seed`` argument)."""
@@ -281,15 +337,7 @@ def make(spec: str, seed: int | None = None):
 
 
 def _make_custom(spec: str, kind_name: str, options: dict, seed: int | None):
-    if ":" in kind_name:
-        target, attr = kind_name.split(":", 1)
-        factory = _load_attribute(spec, target, attr)
-    else:
-        try:
-            factory = _entry_points()[kind_name].load()
-        except Exception as e:
-            raise ValueError(f"agent spec {spec!r}: loading the entry point {kind_name!r} failed: "
-                             f"{type(e).__name__}: {e}") from None
+    factory = _custom_factory(spec, kind_name)
     if not callable(factory):
         raise ValueError(f"agent spec {spec!r}: {kind_name!r} is not a class or factory")
     if seed is not None and "seed" not in options and _accepts(factory, "seed"):

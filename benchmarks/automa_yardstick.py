@@ -106,9 +106,9 @@ def main(argv=None) -> int:
         cells = [c for f in args.table for c in json.loads(Path(f).read_text())["cells"]]
         print(markdown_table(cells))
         return 0
-    from agents import parse_spec
+    from agents.registry import load_check
     for spec in args.agents:
-        parse_spec(spec)                      # a bad spec fails before any game
+        load_check(spec)                      # a bad spec fails before any game
     t0 = time.perf_counter()
     cells = []
     for spec in args.agents:

@@ -110,10 +110,10 @@ def run_tournament_cmd(args) -> int:
             print("error: --quick plays its own agents; give either --quick or agent specs", file=sys.stderr)
             return 2
         agents = list(QUICK_AGENTS)
-    from agents import parse_spec
+    from agents.registry import load_check
     for spec in agents:                 # a bad spec is named before anything else is said about it
         try:
-            parse_spec(spec)
+            load_check(spec)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
@@ -196,13 +196,13 @@ def split_specs(text: str) -> list[str]:
 
 
 def run_strength_cmd(args) -> int:
-    from agents import parse_spec
+    from agents.registry import load_check
     from training import benchmarks as B
 
     solo_specs = split_specs(args.solo_agents) if args.solo_games else []
     try:                                    # fail before the long matches start
         for spec in [args.mcts, *solo_specs]:
-            parse_spec(spec)
+            load_check(spec)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

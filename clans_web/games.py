@@ -19,7 +19,12 @@ from .views import PLAYER_COLOURS, frame, legal_moves, map_svg
 #: resource bounds on the bots a request may ask for
 MAX_SIMS = 5000
 MAX_SECONDS = 10.0
+#: the wall-clock cap of one bot decision in the server, whatever its spec asks (searches stop there)
+MAX_MOVE_SECONDS = MAX_SECONDS
 MAX_BOT_DECISIONS = 5000     # bot decisions in a row before the server gives up (no agent loops forever)
+#: agent kinds a request may name without the server's operator allowing more (``--allow-agent``): the
+#: built-in ones, whose code is this package's; "automa" seats the engine's Automa
+BUILT_IN_KINDS = ("random", "heuristic", "mcts", "ppo", "az", "automa")
 
 
 class MoveError(ValueError):
@@ -30,41 +35,62 @@ class MoveError(ValueError):
         self.status = status
 
 
-def check_spec(spec: str, model_dirs=()) -> str:
-    """``spec`` if a web request may use it: a valid agent spec whose model files (``ppo:path=``,
-    ``mcts:policy=``) lie in ``model_dirs`` and whose search budget is bounded; MoveError otherwise."""
+def check_spec(spec: str, model_dirs=(), allowed_agents=()) -> str:
+    """``spec`` if a web request may use it; MoveError otherwise.
+
+    The check reads the spec's text and imports nothing: its kind must be a built-in one or one that the
+    server's operator allowed by name (``clans serve --allow-agent NAME``: an installed entry point, or a
+    ``module:Class`` / ``./file.py:Class`` the operator typed); its model files (``ppo:path=``,
+    ``mcts:policy=``, ``az:path=``) must lie in ``model_dirs``; its numbers must be finite and its search
+    budget bounded."""
     from agents import parse_spec
 
+    if not isinstance(spec, str) or len(spec) > 500:
+        raise MoveError("an agent spec is a string of at most 500 characters")
     try:
-        kind, options = parse_spec(spec)
+        kind, options = parse_spec(spec)       # text only: nothing is imported or run
     except ValueError as e:
         raise MoveError(str(e)) from None
+    if kind not in BUILT_IN_KINDS and kind not in allowed_agents:
+        extra = f"; this server also allows: {', '.join(allowed_agents)}" if allowed_agents else \
+            "; the server's operator may allow more with clans serve --allow-agent NAME"
+        raise MoveError(f"agent {kind!r} may not be played from the web page: built-in kinds are "
+                        f"{', '.join(BUILT_IN_KINDS)}{extra}", 403)
     for key in ("path", "policy"):
         if key in options:
-            p = Path(options[key]).resolve()
+            p = Path(str(options[key])).resolve()
             if not any(p.is_relative_to(Path(d).resolve()) for d in model_dirs):
                 raise MoveError(f"{kind}:{key}= must name a model file inside the served folders or models/ "
                                 f"(got {options[key]!r})", 403)
-    if options.get("workers", 1) != 1:
-        raise MoveError("mcts workers= is not available from the web page (one process per request)")
-    if options.get("sims", 0) > MAX_SIMS:
-        raise MoveError(f"mcts sims= is at most {MAX_SIMS} from the web page")
-    if (options.get("seconds") or 0) > MAX_SECONDS:
-        raise MoveError(f"mcts seconds= is at most {MAX_SECONDS:g} from the web page")
+    if kind in BUILT_IN_KINDS:
+        if options.get("workers", 1) != 1:
+            raise MoveError("mcts workers= is not available from the web page (one process per request)")
+        if options.get("sims", 0) > MAX_SIMS:
+            raise MoveError(f"sims= is at most {MAX_SIMS} from the web page")
+        if (options.get("seconds") or 0) > MAX_SECONDS:
+            raise MoveError(f"seconds= is at most {MAX_SECONDS:g} from the web page")
     return spec.strip()
+
+
+def make_bot(spec: str, seed: int):
+    """The agent for a checked spec, its searches capped at ``MAX_MOVE_SECONDS`` a decision."""
+    from agents import make
+
+    bot = make(spec, seed=seed)
+    if hasattr(bot, "max_seconds"):
+        bot.max_seconds = MAX_MOVE_SECONDS
+    return bot
 
 
 class WebGame:
     """One game: the engine state, the human's seat and the bots for the other seats."""
 
     def __init__(self, gid: str, config: GameConfig, human: int, specs: dict):
-        from agents import make
-
         self.id = gid
         self.game = Game(config)
         self.human = human
         self.specs = specs                              # seat -> spec
-        self.bots = {p: make(s, seed=config.seed * 10 + p + 1) for p, s in specs.items()}
+        self.bots = {p: make_bot(s, seed=config.seed * 10 + p + 1) for p, s in specs.items()}
         self.names = ["you" if p == human else specs[p] for p in range(config.num_players)]
         self.lock = threading.Lock()
         self.touched = time.monotonic()
@@ -172,9 +198,10 @@ class GameStore:
     """The games in progress, by id (random, unguessable); the least recently used one is dropped
     when ``max_games`` are open."""
 
-    def __init__(self, max_games: int = 500, model_dirs=()):
+    def __init__(self, max_games: int = 500, model_dirs=(), allowed_agents=()):
         self.max_games = max_games
         self.model_dirs = list(model_dirs)
+        self.allowed_agents = tuple(allowed_agents)
         self._games: OrderedDict[str, WebGame] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -192,7 +219,7 @@ class GameStore:
             opponents = opponents * len(others)
         if len(opponents) != len(others):
             raise MoveError(f"give one opponent spec for every other seat ({len(others)}) or one for all")
-        specs = {p: check_spec(s, self.model_dirs) for p, s in zip(others, opponents)}
+        specs = {p: check_spec(s, self.model_dirs, self.allowed_agents) for p, s in zip(others, opponents)}
         kwargs = dict(num_players=num_players, seed=seed, **(variants or {}))
         from agents import parse_spec
         automa = {p: parse_spec(s)[1].get("level", 3) for p, s in specs.items() if parse_spec(s)[0] == "automa"}

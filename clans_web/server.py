@@ -5,15 +5,18 @@
 
 Pages: ``/`` (replay and tournament lists, new game form), ``/replay?file=ID``,
 ``/tournament?file=ID``, ``/play/GAME``. JSON API under ``/api`` (see docs/web.md). Every
-request is validated (pydantic models, file ids resolved strictly inside the served folders);
-nothing a request sends is executed or unpickled; errors are JSON ``{"error": ...}`` for the
-API and an error page for the pages, never a traceback.
+request is validated (pydantic models, file ids resolved strictly inside the served folders,
+agent specs checked on their text against the allowed kinds); nothing a request sends is imported,
+executed or unpickled; a request whose Host is not one the server was started for, or a
+state-changing one from another site's page (Origin), is refused; errors are JSON ``{"error": ...}``
+for the API and an error page for the pages, never a traceback.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
+from urllib.parse import urlsplit
 
 import anyio
 from pathlib import Path
@@ -25,18 +28,63 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from clans_env.engine import actions as A
 from clans_env.engine.config import CLAN_SELECTIONS
 from clans_env.engine.records import GameFileError, read_game_file
 
-from .files import FileAccessError, Folders
+from .files import FileAccessError, Folders, check_results, read_text
 from .games import GameStore, MoveError
 from .pages import STATIC, error_page, render_page
 from .views import replay_data
 
 log = logging.getLogger("clans_web")
 ROOT = Path(__file__).resolve().parent.parent
+#: the host names a local server answers to (a page on another site that rebinds its own name to
+#: 127.0.0.1 sends its own name as Host, and is refused)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: methods that change the server's state: their Origin must be the server's own
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class SameOriginMiddleware:
+    """Refuses a state-changing request sent by a page of another origin.
+
+    Browsers send ``Origin`` with every cross-origin request and with same-origin POSTs; a request
+    without one comes from a program (curl, a test client), which Host checking already limits. A
+    cross-site request that hides its Origin still sends ``Sec-Fetch-Site: cross-site``, refused too.
+    CORS (Starlette's CORSMiddleware) only decides what a page may read, not what it may send, so it
+    does not serve here."""
+
+    def __init__(self, app, allowed_hosts):
+        self.app = app
+        self.allowed_hosts = {h.lower().strip("[]") for h in allowed_hosts}
+
+    def _allowed_origin(self, origin: str, server_port: int | None) -> bool:
+        try:
+            u = urlsplit(origin)
+            port = u.port or {"http": 80, "https": 443}.get(u.scheme)
+        except ValueError:
+            return False
+        return (u.scheme in ("http", "https") and (u.hostname or "").lower() in self.allowed_hosts
+                and (server_port is None or port == server_port))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] in UNSAFE_METHODS:
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            origin = headers.get("origin")
+            server = scope.get("server")
+            port = server[1] if server else None
+            refused = None
+            if origin is not None and not self._allowed_origin(origin, port):
+                refused = f"refused: a {scope['method']} from the page of another site (Origin {origin!r})"
+            elif origin is None and headers.get("sec-fetch-site") == "cross-site":
+                refused = f"refused: a cross-site {scope['method']} (Sec-Fetch-Site: cross-site)"
+            if refused:
+                await JSONResponse({"error": refused}, status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class NewGame(BaseModel):
@@ -65,12 +113,18 @@ def _error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(folders, max_games: int = 500, save_dir=None, worker_threads: int = 4) -> FastAPI:
+def create_app(folders, max_games: int = 500, save_dir=None, worker_threads: int = 4, allowed_hosts=(),
+               allowed_agents=()) -> FastAPI:
     """The application serving ``folders`` (replays, tournament results; the first one also receives
-    the games saved from the browser, under ``web-games/``, unless ``save_dir`` is given)."""
+    the games saved from the browser, under ``web-games/``, unless ``save_dir`` is given).
+
+    allowed_hosts: host names the server answers to besides 127.0.0.1, localhost and ::1 (the name or
+        address it was started on when that is not a loopback one).
+    allowed_agents: agent kinds a request may name besides the built-in ones (``check_spec``)."""
     served = Folders(folders)
     model_dirs = [*served.roots, ROOT / "models"]
-    store = GameStore(max_games=max_games, model_dirs=model_dirs)
+    store = GameStore(max_games=max_games, model_dirs=model_dirs, allowed_agents=allowed_agents)
+    hosts = [*LOOPBACK_HOSTS, *(h.strip("[]") for h in allowed_hosts)]
     save_to = Path(save_dir) if save_dir is not None else served.roots[0] / "web-games"
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -84,6 +138,9 @@ def create_app(folders, max_games: int = 500, save_dir=None, worker_threads: int
     app.state.folders = served
     app.state.games = store
     app.add_middleware(GZipMiddleware, minimum_size=2000)
+    app.add_middleware(SameOriginMiddleware, allowed_hosts=hosts)
+    app.add_middleware(TrustedHostMiddleware,                           # outermost: checked first
+                       allowed_hosts=[f"[{h}]" if ":" in h else h for h in hosts])
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def wants_html(request: Request) -> bool:
@@ -139,7 +196,7 @@ def create_app(folders, max_games: int = 500, save_dir=None, worker_threads: int
     # ---------------------------------------------------------------- data
     def load_replay(file: str) -> dict:
         path = served.resolve(file)
-        record, meta = read_game_file(path)
+        record, meta = read_game_file(path, read_text(path))
         data = replay_data(record, meta, source=file)
         data["file"] = file
         return data
@@ -147,15 +204,11 @@ def create_app(folders, max_games: int = 500, save_dir=None, worker_threads: int
     def load_tournament(file: str) -> dict:
         path = served.resolve(file)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise GameFileError(f"{file} is not a readable results.json: {e}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("standings"), list):
-            raise GameFileError(f"{file} is not a tournament's results.json (no 'standings' list)")
+            doc = check_results(json.loads(read_text(path)))
+        except (GameFileError, ValueError) as e:
+            raise GameFileError(f"{file} is a damaged results.json: {e}") from None
         games = []
-        for g in doc.get("games") or []:
-            if not isinstance(g, dict):
-                continue
+        for g in doc["games"]:
             row = {k: g.get(k) for k in ("index", "game_seed", "names", "totals", "ranks", "num_actions")}
             rp = g.get("replay_path")
             fid = None

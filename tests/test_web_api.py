@@ -31,7 +31,7 @@ def served(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(served):
-    return TestClient(create_app([served["root"]]))
+    return TestClient(create_app([served["root"]]), base_url="http://127.0.0.1")
 
 
 def test_replay_list_names_players_agents_clans_scores(client, served):
@@ -102,7 +102,7 @@ def test_links_leaving_the_folder_are_refused(served, tmp_path):
     root = tmp_path / "links"
     root.mkdir()
     (root / "escape.json").symlink_to(served["outside"])
-    c = TestClient(create_app([root]))
+    c = TestClient(create_app([root]), base_url="http://127.0.0.1")
     assert c.get("/api/replay", params={"file": "0/escape.json"}).status_code == 403
     assert c.get("/api/image", params={"file": "0/escape.json"}).status_code == 403
 
@@ -285,8 +285,10 @@ def test_serve_warns_off_localhost(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(uvicorn, "Server", FakeServer)
     monkeypatch.setattr(uvicorn, "Config", lambda app, **kw: None)   # (the real one reconfigures logging)
     monkeypatch.setattr(S, "bind_socket", lambda host, port: _loopback_socket())
-    args = type("A", (), {"folders": [str(tmp_path)], "host": "0.0.0.0", "port": 0, "max_games": 5,
-                          "log_level": "warning"})()
+    import argparse
+    parser = argparse.ArgumentParser()
+    S.add_arguments(parser)
+    args = parser.parse_args([str(tmp_path), "--host", "0.0.0.0", "--max-games", "5"])
     assert S.run(args) == 0
     cap = capsys.readouterr()
     assert "warning: binding to 0.0.0.0" in cap.err and "http://127.0.0.1:" in cap.out and "stopped" in cap.out
@@ -308,7 +310,7 @@ def test_industria_replay_shows_markets_second_units_and_the_industria_line(tmp_
         ports = [a for a in legal if 271 <= a < 275]
         g.apply(rng.choice(ports if ports and rng.random() < 0.7 else legal))
     write_record(tmp_path / "ind.json", g, players=["a", "b"])
-    c = TestClient(create_app([tmp_path]))
+    c = TestClient(create_app([tmp_path]), base_url="http://127.0.0.1")
     d = c.get("/api/replay", params={"file": "0/ind.json"}).json()
     replay = Game(g.config)
     saw_market = False

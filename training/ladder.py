@@ -538,8 +538,8 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
 
     lad = ladder if isinstance(ladder, Ladder) else load_ladder(ladder)
     if isinstance(candidate, str):
-        from agents import parse_spec
-        parse_spec(candidate)                        # a bad spec is named before anything runs
+        from agents.registry import load_check
+        load_check(candidate)                        # a bad spec is named before anything runs
         spec = candidate.strip()
     elif callable(getattr(candidate, "act", None)):
         spec = agent_label(candidate)

@@ -393,6 +393,7 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
         in any order (e.g. ``training.ray_backend.TournamentExecutor``); ``workers`` is then unused.
     """
     from agents import parse_spec
+    from agents.registry import load_check
 
     if num_players not in (2, 3, 4):
         raise ValueError(f"tournament games have 2, 3 or 4 players (got num_players={num_players!r}); solo "
@@ -401,7 +402,7 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
     specs = [a.strip() if isinstance(a, str) else agent_label(a) for a in agent_specs]
     for s, obj in zip(specs, objects):
         if obj is None:
-            parse_spec(s)                  # fail fast, before any process starts
+            load_check(s)                  # fail fast, before any process starts
         elif not callable(getattr(obj, "act", None)):
             raise ValueError(f"run_tournament takes agent specs or Agent objects (with act(game)); got {obj!r}")
     names = unique_names(specs)
