@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from clans_env.engine.records import GameFileError, read_game_file
@@ -24,6 +25,65 @@ class FileAccessError(ValueError):
     def __init__(self, message: str, status: int = 404):
         super().__init__(message)
         self.status = status
+
+
+def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of the regular file ``path``, read without blocking and at most ``limit`` bytes: a FIFO,
+    a device or a socket named like a replay is refused instead of hanging the request that opens it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise GameFileError(f"cannot read {path.name}: {e.strerror or e}") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise GameFileError(f"{path.name} is not a regular file")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise GameFileError(f"{path.name} is larger than {limit // (1024 * 1024)} MB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise GameFileError(f"cannot read {path.name}: {e}") from None
+
+
+def _list_of(doc: dict, key: str, kind, what: str, optional: bool = False) -> list:
+    value = doc.get(key)
+    if value is None and optional:
+        return []
+    if not isinstance(value, list) or not all(isinstance(x, kind) and not isinstance(x, bool) for x in value):
+        raise GameFileError(f"'{key}' must be a list of {what} (got {type(value).__name__})")
+    return value
+
+
+def check_results(doc) -> dict:
+    """``doc`` if it has the shape of a tournament's results.json (training.tournament.save_results);
+    GameFileError naming the first field that is wrong otherwise, so that a damaged file is shown as
+    damaged rather than as a different tournament."""
+    if not isinstance(doc, dict):
+        raise GameFileError(f"results.json holds a JSON {type(doc).__name__}, not an object")
+    agents = _list_of(doc, "agents", str, "agent names")
+    n = doc.get("num_players")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 4:
+        raise GameFileError(f"'num_players' must be 1..4 (got {n!r})")
+    _list_of(doc, "standings", dict, "rows")
+    for k, g in enumerate(_list_of(doc, "games", dict, "game rows")):
+        names = _list_of(g, "names", str, "agent names")
+        if not set(names) <= set(agents):
+            raise GameFileError(f"game {k}: names {names} are not among the agents {agents}")
+        for key, kind, what in (("totals", (int, float), "numbers"), ("ranks", int, "ranks")):
+            values = _list_of(g, key, kind, what, optional=True)
+            if values and len(values) != len(names):
+                raise GameFileError(f"game {k}: {len(values)} {key} for {len(names)} seats")
+        if not isinstance(g.get("index", 0), int):
+            raise GameFileError(f"game {k}: 'index' must be an integer")
+    return doc
+
+
+def is_regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 class Folders:
@@ -60,7 +120,7 @@ class Folders:
             raise FileAccessError(f"refused: {file_id!r} leaves the served folder", 403)
         if p.suffix.lower() not in suffixes:
             raise FileAccessError(f"refused: only {', '.join(suffixes)} files are served", 403)
-        if not p.is_file():
+        if not is_regular_file(p):
             raise FileAccessError(f"no such file: {file_id}", 404)
         if p.stat().st_size > MAX_FILE_BYTES:
             raise FileAccessError(f"{file_id} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB", 403)
@@ -71,7 +131,7 @@ class Folders:
         for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for name in sorted(filenames):
-                if name.endswith(".json") and not name.startswith("."):
+                if name.endswith(".json") and not name.startswith(".") and is_regular_file(Path(dirpath) / name):
                     n += 1
                     if n > MAX_LISTED:
                         return
@@ -86,11 +146,11 @@ class Folders:
                 fid = f"{k}/{p.relative_to(root).as_posix()}"
                 row = {"id": fid, "folder": str(p.parent.relative_to(root)) or "."}
                 try:
-                    doc = json.loads(p.read_text(encoding="utf-8"))
-                    row.update(agents=doc.get("agents"), num_players=doc.get("num_players"), mode=doc.get("mode"),
-                               games=len(doc.get("games") or []))
-                except (OSError, ValueError, AttributeError) as e:
-                    row["error"] = f"unreadable results.json: {e}"
+                    doc = check_results(json.loads(read_text(p)))
+                    row.update(agents=doc["agents"], num_players=doc["num_players"], mode=doc.get("mode"),
+                               games=len(doc["games"]))
+                except (GameFileError, ValueError) as e:
+                    row["error"] = f"damaged results.json: {e}"
                 out.append(row)
         return out
 
@@ -116,7 +176,7 @@ class Folders:
                     try:
                         if st.st_size > MAX_FILE_BYTES:
                             raise GameFileError("file too large")
-                        record, meta = read_game_file(p)
+                        record, meta = read_game_file(p, read_text(p))
                         row.update(replay_summary(record, meta))
                     except GameFileError as e:
                         msg = str(e)

@@ -22,18 +22,20 @@ class GameFileError(ValueError):
     """A file that is neither a game record nor a saved game state."""
 
 
-def read_game_file(path) -> tuple[dict, dict]:
+def read_game_file(path, text: str | None = None) -> tuple[dict, dict]:
     """Parse ``path`` into (game record ``{"config", "actions"}``, extra metadata).
 
     A full saved state contributes its configuration and history; everything beyond
-    ``config`` and ``actions`` in a record (player names, seats, results) is the metadata."""
+    ``config`` and ``actions`` in a record (player names, seats, results) is the metadata.
+    ``text``: the file's contents when the caller read them already (a server reads with bounds)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GameFileError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise GameFileError(f"cannot read {path}: {e}") from None
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise GameFileError(f"no such file: {path}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise GameFileError(f"cannot read {path}: {e}") from None
     try:
         doc = parse_json(text, what="JSON")
     except ValueError as e:          # invalid JSON, NaN/Infinity, nesting too deep
