@@ -42,13 +42,12 @@ import torch
 
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.state import GAME_OVER
-from clans_env.env.rewards import final_rewards
+from clans_env.env.rewards import REWARD_KINDS, final_rewards
 
 from .base import Agent
 from .mcts import hidden_order_removed
 from .ppo import PPOAgent, load_policy
 
-REWARD_KINDS = ("win", "rank", "score", "win+score")
 #: what a batched search does when a descent reaches a leaf already waiting for the network
 #: (``Search.gather``): "stop" the round there, or count the descent as a "twin" of that leaf
 COLLISION_RULES = ("stop", "twin")
@@ -58,12 +57,7 @@ COLLISION_RULES = ("stop", "twin")
 # outcomes
 def outcome_values(scores: list[dict], kind: str = "win+score", score_scale: float = 40.0) -> list[float]:
     """Every seat's terminal value from ``Game.final_scores()`` rows: the environment's rewards
-    (``clans_env.env.rewards.final_rewards``) and ``win+score``, the mean of win and score (the
-    same definition as PPO's ``training.selfplay.seat_outcomes``)."""
-    if kind == "win+score":
-        win = final_rewards(scores, "win")
-        score = final_rewards(scores, "score", score_scale)
-        return [0.5 * (float(a) + float(b)) for a, b in zip(win, score)]
+    (``clans_env.env.rewards.final_rewards``, ``win+score`` included), as PPO's targets."""
     if kind not in REWARD_KINDS:
         raise ValueError(f"reward must be one of {REWARD_KINDS} (got {kind!r})")
     return [float(x) for x in final_rewards(scores, kind, score_scale)]

@@ -123,7 +123,8 @@ def snapshots(args) -> None:
     import matplotlib.pyplot as plt
     import torch
 
-    from training.evaluate import read_log, wilson_interval
+    from training.evaluate import read_log
+    from training.ratings import wilson_interval
     updates, _ = read_log(args.log)
     points: dict = {}
     for path in args.results:

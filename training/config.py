@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-REWARD_KINDS = ("win", "rank", "score", "win+score")
+from clans_env.env.rewards import REWARD_KINDS
+
 LR_SCHEDULES = ("constant", "linear", "cosine")
 ACTIVATIONS = ("tanh", "relu", "gelu")
 OPPONENT_KINDS = ("current", "pool", "random", "heuristic")

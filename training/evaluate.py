@@ -8,25 +8,14 @@ exactly and two checkpoints face the same deals.
 from __future__ import annotations
 
 import json
-import math
 import os
 
 import numpy as np
 
+from .ratings import wilson_interval
 from .selfplay import GameSpec, MatchRunner
 
 LEARNER = "learner"
-
-
-def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for a proportion (95% by default); ties may count as half successes."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def score_summary(values) -> dict:

@@ -42,10 +42,7 @@ LEARNER = "learner"
 # outcomes and rewards
 def seat_outcomes(scores: list[dict], kind: str, score_scale: float) -> np.ndarray:
     """Terminal reward of every seat from ``Game.final_scores()`` rows: the environment's rewards
-    (``clans_env.env.rewards.final_rewards``) plus ``win+score``, the mean of win and score."""
-    if kind == "win+score":
-        win = np.asarray(final_rewards(scores, "win"), np.float32)
-        return 0.5 * (win + np.asarray(final_rewards(scores, "score", score_scale), np.float32))
+    (``clans_env.env.rewards.final_rewards``, ``win+score`` included)."""
     return np.asarray(final_rewards(scores, kind, score_scale), np.float32)
 
 

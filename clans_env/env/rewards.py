@@ -5,7 +5,7 @@ Rewards are paid once, when the game ends (Final Scoring), from the engine's sco
 """
 from __future__ import annotations
 
-REWARD_KINDS = ("win", "rank", "score")
+REWARD_KINDS = ("win", "rank", "score", "win+score")
 #: default divisor of the score margin: a 100 VP margin is worth 1.0
 DEFAULT_SCORE_SCALE = 100.0
 
@@ -37,7 +37,11 @@ def final_rewards(rows: list[dict], reward: str, score_scale: float = DEFAULT_SC
            places they cover (a two-player tie gives 0 to both).
     rank:  linear in the finishing place, 1 for first down to -1 for last; ties share likewise.
     score: (own VP - best opponent VP) / score_scale; solo: own VP / score_scale.
+    win+score: the mean of win and score (a win signal that still rewards bigger margins; the
+           trainers' default and the AlphaZero search's terminal value).
     """
+    if reward == "win+score":
+        return [0.5 * (w + s) for w, s in zip(final_rewards(rows, "win"), final_rewards(rows, "score", score_scale))]
     n = len(rows)
     totals = [float(r["total"]) for r in rows]
     if reward == "score":
