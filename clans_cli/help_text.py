@@ -120,7 +120,8 @@ DECISION_HELP: dict[str, tuple[str, str]] = {
         "Move 1 or 2 locations along the tracks, one step at a time (choose:<location>; done stops after one). "
         "Locked Cities and Tunnels need their Milestone; £3 per other player's Train passed or reached; you "
         "must end where you can deliver. With 2 players the first answer says which piece moves first "
-        "(choose:16+<location> for the Mini-train)."),
+        "(choose:16+<location> for the Mini-train); the Train delivers once both have moved. A Tunnel's additional "
+        "Train action may be declined: done as its first answer."),
     "delivery": (
         "Industria: Delivery bonus (R13.10)",
         "Take the parts of the Delivery bonus tile one at a time (choose:<part>; a part with a cost is paid "

@@ -83,7 +83,7 @@ MEANING = {
     ("expand", "move"): "moving: which of the two units on the space moves",
     ("choose", "train_place"): "first Trains (R1.12/R1.13): the Town (16 + location: the Mini-train)",
     ("choose", "train_move"): "Train action (R13.2): the next location (16 + location: the Mini-train first)",
-    ("done", "train_move"): "Train action: stop after one location",
+    ("done", "train_move"): "Train action: stop after one location (first answer of a Tunnel's additional action: decline it)",
     ("choose", "delivery"): "Delivery bonus (R13.10): the part to take next",
     ("choose", "milestone"): "Claim a Milestone (R13.19): the spot (0-3)",
     ("space", "station"): "Train station (R13.15): its space",

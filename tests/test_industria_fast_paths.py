@@ -17,16 +17,23 @@ from clans_env.engine.rules import trains as TR
 from clans_env.engine.state import K_MAIN
 
 
-def reference_paths(g, p: int) -> set:
-    """Every 1- or 2-track movement of p's Train, straight from the texts: R13.3/R13.4 a locked Tunnel or
-    City (Milestone not claimed by p) is neither passed nor reached; R13.5 no move into a location p cannot
-    pay £3 per other player's piece met for; R13.8 it ends where p can deliver; it leaves its location and
-    does not end on p's own Mini-train."""
+def reference_paths(g, p: int, piece: int = TR.TRAIN) -> set:
+    """Every 1- or 2-track movement of p's Train (or Mini-train), straight from the texts: R13.3/R13.4 a
+    locked Tunnel or City (Milestone not claimed by p) is neither passed nor reached; R13.5 no move into a
+    location p cannot pay £3 per other player's piece met for; R13.8 the Train ends where p can deliver; it
+    leaves its location and does not end on p's other piece (R15.5)."""
     sd = TR.side(g)
-    start = g.misc[TR.AT][p]
-    own_mini = g.misc[TR.MINI][p] if TR.has_minis(g) else -1
+    minis = g.misc[TR.MINI] if TR.has_minis(g) else None
+    start, own_mini = (g.misc[TR.AT][p], minis[p] if minis else -1) if piece == TR.TRAIN else \
+        (minis[p], g.misc[TR.AT][p])
     money = g.players[p].money
     out = set()
+    if piece == TR.MINITRAIN:                # the Mini-train does not deliver (R15.4)
+        def can_end(x):
+            return True
+    else:
+        def can_end(x):
+            return TR.can_deliver(g, p, x)
 
     def open_to(a, b, tunnel):
         return (not tunnel or TR.tunnel_open(g, p, a, b)) and (sd.kind[b] != TM.CITY or TR.city_open(g, p, b))
@@ -34,15 +41,31 @@ def reference_paths(g, p: int) -> set:
     for a, t1 in sd.neighbours(start):
         if not open_to(start, a, t1) or TR.fee(g, p, [a]) > money:
             continue
-        if a != own_mini and TR.can_deliver(g, p, a):
+        if a != own_mini and can_end(a):
             out.add((-1, a, TR.fee(g, p, [a]), t1))
         for b, t2 in sd.neighbours(a):
             if b in (start, own_mini) or not open_to(a, b, t2):
                 continue
             f = TR.fee(g, p, [a, b])
-            if f <= money and TR.can_deliver(g, p, b):
+            if f <= money and can_end(b):
                 out.add((a, b, f, t1 or t2))
     return out
+
+
+def reference_mini_first(g, p: int) -> bool:
+    """R15.4 "in either order": some Mini-train movement after which the Train has a movement."""
+    if not TR.has_minis(g):
+        return False
+    minis, pl = g.misc[TR.MINI], g.players[p]
+    start, money = minis[p], pl.money
+    try:
+        for _, dest, f, _ in reference_paths(g, p, TR.MINITRAIN):
+            minis[p], pl.money = dest, money - f
+            if reference_paths(g, p):
+                return True
+        return False
+    finally:
+        minis[p], pl.money = start, money
 
 
 def main_decisions(players: int, games: int, seed: int):
@@ -62,17 +85,21 @@ def main_decisions(players: int, games: int, seed: int):
 def test_train_movements_match_the_rules_statement(players):
     """R13.2-R13.8, R15.7: the fast enumeration (bit sets, static lock table) finds exactly the movements
     of the plain statement, and the Train action is offered exactly when there is one."""
-    checked = moving = 0
+    checked = moving = freed = 0
     for g, p in main_decisions(players, 6, 300 + players):
         if g.misc[TR.AT][p] < 0:
             continue
         ref = reference_paths(g, p)
         assert set(TR.paths(g, p, TR.TRAIN)) == ref
         upright = not g.misc[TR.TILT][p]
-        assert TR.can_take_train_action(g, p) == (upright and bool(ref))
+        mini_first = not ref and reference_mini_first(g, p)
+        assert TR.can_take_train_action(g, p) == (upright and (bool(ref) or mini_first))
         checked += 1
         moving += bool(ref)
+        freed += upright and mini_first
     assert checked > 100 and moving > 10          # the games reached positions with movements to compare
+    if players == 2:
+        assert freed                              # and some where only the Mini-train first frees the way
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -90,12 +117,12 @@ def test_remembered_milestone_conditions_match_a_fresh_evaluation(players):
 
 
 def test_skip_two_spaces_area_is_hex_distance_three():
-    """R13.26 tile 4 (T11): 'skip any 2 spaces' reaches the land spaces within hex distance 3."""
+    """R13.26 tile 4 (T11): 'skip any 2 spaces' reaches the land spaces at hex distance exactly 3."""
     for seed in range(4):
         g = Game(GameConfig(num_players=3, seed=seed, industria=True))
         rc = g.board.rowcol
         land = [s for s in range(g.board.num_spaces) if g.topo.land_mask >> s & 1]
         for s in land[::7]:
             g.players[0].spaces = 1 << s
-            want = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) <= 3)
+            want = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) == 3)
             assert DL.skip_spaces(g, 0, "skip2") == want

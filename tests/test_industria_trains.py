@@ -346,15 +346,14 @@ def test_mini_train_moves_with_every_train_action_no_delivery_fees_per_opponent_
     g.apply(CHOOSE + loc(g, "T2"))                                  # the Train first, meets q's Train
     g.apply(CHOOSE + loc(g, "T3"))                                  # and q's Mini-train: 2 x £3 (R15.7)
     assert g.players[p].money == money - 2 * TM.PASS_FEE
-    while g.decision_kind in ("delivery", "delivery_step", "bonus_upgrade", "place", "free_space", "move",
-                              "building_bonus", "neighbourhood", "bonus_order", "bonus_menu"):
-        g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
-    assert g.decision_kind == "train_move" and g.stack[-1][2] == TR.MINITRAIN   # R15.4: the Mini-train too
-    deliv = g.misc[TR.DELIV][p]
+    # R15.4: the Mini-train too, and (R15.7, T5) before the Train's delivery is resolved
+    assert g.decision_kind == "train_move" and g.stack[-1][2] == TR.MINITRAIN
+    assert g.misc[TR.DELIV][p] == 0
     g.apply(CHOOSE + loc(g, "T7"))
     if g.decision_kind == "train_move":
         g.apply(A.DONE)
-    assert g.misc[TR.MINI][p] == loc(g, "T7") and g.misc[TR.DELIV][p] == deliv    # no delivery
+    assert g.misc[TR.MINI][p] == loc(g, "T7")
+    assert g.misc[TR.DELIV][p] == 1 and g.misc[TR.TILT][p] == 1          # one delivery: the Train's
 
 
 def test_own_trains_never_pay_each_other():
@@ -435,7 +434,7 @@ def test_milestone_conditions_on_constructed_positions():
     hops3 = [c.id for c in D.CONTRACTS if c.hops >= 3][:2]
     pl.done_contracts = hops3
     assert _condition(g, p, 14)
-    plain = [c.id for c in D.CONTRACTS if not c.free_space and not c.bonus_upgrade][:2]
+    plain = [c.id for c in D.CONTRACTS if not c.money and not c.free_space and not c.bonus_upgrade][:2]
     pl.done_contracts = plain
     assert _condition(g, p, 16)
     pl.done_contracts = [c.id for c in D.CONTRACTS]
@@ -773,6 +772,8 @@ def test_bonus_2_field_pays_land_cost_only():
 
 
 def test_bonus_4_skips_two_spaces_non_field_land_cost_only():
+    """R13.26 tile 4 "Skip any 2 spaces" (T11): the target lies beyond 2 skipped spaces, at hex distance
+    exactly 3 from one of your units; a neighbour or a space 2 away skips fewer."""
     g, p, s = one_unit_position()
     push_bonus(g, p, 4, 0b01)
     g.apply(CHOOSE + 0)
@@ -781,8 +782,9 @@ def test_bonus_4_skips_two_spaces_non_field_land_cost_only():
     from clans_env.engine.board import hex_distance
     rc = g.board.rowcol
     targets = [a - A.SPACE for a in g.legal_actions()]
-    assert targets and all(hex_distance(rc[s], rc[t]) <= 3 for t in targets)
-    assert any(hex_distance(rc[s], rc[t]) == 3 for t in targets)
+    assert targets and all(hex_distance(rc[s], rc[t]) == 3 for t in targets)
+    near = [t for t in free_spaces(g, GRASS) if hex_distance(rc[s], rc[t]) in (1, 2)]
+    assert near and not set(near) & set(targets)                   # nothing skipped, or only 1 space
 
 
 def test_bonus_8_swaps_the_contract_for_free_and_15_and_17():

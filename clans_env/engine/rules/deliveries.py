@@ -188,8 +188,9 @@ _SKIP_CACHE: dict = {}
 
 
 def skip_spaces(g, p: int, where: str) -> int:
-    """Tile 4: land spaces within hex distance skip + 1 of one of p's units, whatever lies between (no
-    Shipping reach, A723); T11 in rules-interpretations.md."""
+    """Tile 4 "Skip any 2 spaces": land spaces at hex distance exactly skip + 1 from one of p's units, so that
+    the skipped spaces lie between, whatever they are (no Shipping reach, A723); T11 in
+    rules-interpretations.md."""
     k = int(where[4:]) + 1
     key = (g.board.sides, k)
     table = _SKIP_CACHE.get(key)
@@ -201,7 +202,7 @@ def skip_spaces(g, p: int, where: str) -> int:
     for s in bits(g.players[p].spaces):
         m = table.get(s)
         if m is None:
-            m = table[s] = _within_distance(g.board, s, k)
+            m = table[s] = _within_distance(g.board, s, k) & ~_within_distance(g.board, s, k - 1)
         out |= m
     return out & g.topo.land_mask
 

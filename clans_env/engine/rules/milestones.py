@@ -105,10 +105,32 @@ def _triangles(g, comp: int) -> int:
     return count
 
 
+def _station(g, p: int) -> int:
+    """p's Train station space, or -1. R13.16: it "counts as one of your units on that space", so the
+    Milestones about spaces with p's units (7, 13) and about p's units on the map (11, 12) count it; it is
+    neither deployed nor of a unit type, so 8, 9 and 10 do not (T7)."""
+    st = g.misc.get("tr_station")
+    return st[p] if st else -1
+
+
+def _spaces_with_units(g, p: int) -> int:
+    st = _station(g, p)
+    return g.players[p].spaces | (1 << st if st >= 0 else 0)
+
+
+def _unit_spaces(g, p: int) -> list[int]:
+    """The space of each of p's units on the map, the Train station included (R13.16)."""
+    out = [s for s, _ in own_units(g, p)]
+    st = _station(g, p)
+    if st >= 0:
+        out.append(st)
+    return out
+
+
 def _line5(g, p: int, length: int) -> bool:
     """``length`` spaces with p's units in a straight hex line (any of the 3 axes)."""
     rc = g.board.rowcol
-    own = {offset_to_cube(*rc[s]) for s in bits(g.players[p].spaces) if rc[s] is not None}
+    own = {offset_to_cube(*rc[s]) for s in bits(_spaces_with_units(g, p)) if rc[s] is not None}
     for dx, dy, dz in ((1, -1, 0), (1, 0, -1), (0, 1, -1)):
         for x, y, z in own:
             if (x - dx, y - dy, z - dz) in own:
@@ -181,10 +203,10 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 10:
         return len(own_units(g, p)) >= _p(10, "amount")
     if tile == 11:
-        units = own_units(g, p)
-        return any(sum(1 for s, _ in units if c >> s & 1) >= _p(11, "amount") for c in settlements(g, p))
+        units = _unit_spaces(g, p)
+        return any(sum(1 for s in units if c >> s & 1) >= _p(11, "amount") for c in settlements(g, p))
     if tile == 12:
-        return sum(1 for s, _ in own_units(g, p) if g.topo.along_river >> s & 1) >= _p(12, "amount")
+        return sum(1 for s in _unit_spaces(g, p) if g.topo.along_river >> s & 1) >= _p(12, "amount")
     if tile == 13:
         return _line5(g, p, _p(13, "amount"))
     if tile == 14:
@@ -200,9 +222,14 @@ def _condition(g, p: int, tile: int) -> bool:
                 kinds.add("mutton")
         return len(kinds) >= _p(15, "amount")
     if tile == 16:
-        return sum(1 for cid in pl.done_contracts
-                   if not D.CONTRACT_BY_ID[cid].free_space and not D.CONTRACT_BY_ID[cid].bonus_upgrade) >= _p(16, "amount")
+        return sum(1 for cid in pl.done_contracts if not _direct_export_bonuses(D.CONTRACT_BY_ID[cid])) >= _p(16, "amount")
     raise AssertionError(f"no Milestone tile {tile}")  # pragma: no cover
+
+
+def _direct_export_bonuses(c) -> int:
+    """The Direct export bonuses a contract grants: Money, Free space and Bonus upgrade (the aid's "Direct
+    Export Bonuses" list; Milestone 16, T8)."""
+    return bool(c.money) + c.free_space + c.bonus_upgrade
 
 
 # ---- claiming (R13.19-R13.21; variants R16.3, R16.4) ---------------------------------------------------

@@ -15,7 +15,8 @@ State (``g.misc``, flat lists of ints; cloned and saved with the rest of ``misc`
 
 Decisions: ``train_place`` (R1.12/R1.13, choose:<location>; 2-player first placements also
 choose:<16 + location> for the Mini-train), ``train_move`` (R13.2-R13.8: choose:<location> for each step,
-done to stop after one), ``station`` (R13.14-R13.17, space:<s>). The main decision offers the Train action as
+done to stop after one; the first answer of a Tunnel's additional action may be done, declining it),
+``station`` (R13.14-R13.17, space:<s>). The main decision offers the Train action as
 choose:31 (TRAIN_ACTION) and the Milestone claim as choose:30 (milestones.CLAIM_ACTION).
 """
 from __future__ import annotations
@@ -327,16 +328,20 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     return out
 
 
-def can_take_train_action(g, p: int) -> bool:
-    """R13.1/R13.8: the Train is on the map and upright, and some movement ends where it can deliver."""
+def can_take_train_action(g, p: int, extra: bool = False) -> bool:
+    """R13.1/R13.8: the Train is on the map and upright (``extra``: the Tunnel's additional action, tilted or
+    not, R13.6), and some movement ends where it can deliver. 2 players (R15.4 "in either order"): also when
+    only the Mini-train moving first frees the Train's way (its location, R15.5; T5)."""
     misc = g.misc
     start = misc[AT][p]
-    if start < 0 or misc[TILT][p]:
+    if start < 0 or (misc[TILT][p] and not extra):
         return False
     ends = deliverable(g, p)
     if not ends & side(g).within_two[start]:      # the cheap test first: nothing deliverable within reach
         return False
-    return bool(paths(g, p, TRAIN, first_only=True, ends=ends))
+    if paths(g, p, TRAIN, first_only=True, ends=ends):
+        return True
+    return has_minis(g) and bool(mini_paths(g, p, first_only=True))
 
 
 def train_options(g, p: int, out: list) -> None:
@@ -345,25 +350,29 @@ def train_options(g, p: int, out: list) -> None:
         out.append(TRAIN_ACTION)
 
 
+#: the last field of the first ``train_move`` frame of a Tunnel's additional Train action (R13.6)
+EXTRA = 1
+
+
 def start_train_action(g, p: int, extra: bool = False) -> None:
-    """A Train action (R13.1; ``extra``: the additional one a Tunnel grants, R13.6). In 2-player games the
-    Mini-train moves too, in either order (R15.4): the first answer says which piece moves first."""
-    if has_minis(g):
-        g.stack.append((K_TRAIN_MOVE, p, -1, -1))
-    else:
-        g.stack.append((K_TRAIN_MOVE, p, TRAIN, -1))
+    """A Train action (R13.1; ``extra``: the additional one a Tunnel grants, R13.6, which the player may
+    decline: its first decision also offers ``done``; T4). In 2-player games the Mini-train moves too, in
+    either order (R15.4): the first answer says which piece moves first."""
+    frame = (K_TRAIN_MOVE, p, -1 if has_minis(g) else TRAIN, -1)
+    g.stack.append(frame + (EXTRA,) if extra else frame)
 
 
 @legal_for(K_TRAIN_MOVE)
 def legal_train_move(g, frame) -> list:
-    _, p, piece, first = frame
+    p, piece, first = frame[1], frame[2], frame[3]
+    decline = [DONE] if len(frame) > 4 else []      # R13.6: the Tunnel's additional action is optional
     if piece == -1:                    # 2 players: the Train or the Mini-train first
         train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN)})
         mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p)})
-        return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini]
+        return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini] + decline
     ps = mini_paths(g, p) if piece == MINITRAIN and _train_still_to_move(g, p) else paths(g, p, piece)
     if first < 0:
-        return sorted({CHOOSE + (m if m >= 0 else d) for m, d, _, _ in ps})
+        return sorted({CHOOSE + (m if m >= 0 else d) for m, d, _, _ in ps}) + decline
     out = [CHOOSE + d for m, d, _, _ in ps if m == first]
     if any(m == -1 and d == first for m, d, _, _ in ps):
         out.append(DONE)
@@ -374,7 +383,7 @@ def _train_still_to_move(g, p: int) -> bool:
     return any(f[0] == K_HOOK and f[1] == p and f[2] == "train_other" and f[3] == TRAIN for f in g.stack[-2:])
 
 
-def mini_paths(g, p: int) -> list:
+def mini_paths(g, p: int, first_only: bool = False) -> list:
     """Mini-train moves made before the Train's: only those after which the Train can still deliver
     (R13.8: a Train action always delivers; T5)."""
     out = []
@@ -388,13 +397,17 @@ def mini_paths(g, p: int) -> list:
         g.players[p].money = money
         if ok:
             out.append(path)
+            if first_only:
+                break
     return out
 
 
 @apply_for(K_TRAIN_MOVE)
 def apply_train_move(g, frame, action: int) -> None:
-    _, p, piece, first = frame
+    p, piece, first = frame[1], frame[2], frame[3]
     g.stack.pop()
+    if first < 0 and action == DONE:     # the Tunnel's additional Train action declined (R13.6)
+        return
     if piece == -1:
         k = action - CHOOSE
         piece, loc = (MINITRAIN, k - MINI_OFFSET) if k >= MINI_OFFSET else (TRAIN, k)
@@ -419,37 +432,50 @@ def train_other(g, p: int, piece: int) -> None:
 
 
 def finish_move(g, p: int, piece: int, path) -> None:
-    """Pay the fees (before the delivery, R15.7), move, and for the Train deliver (R13.9-R13.13)."""
+    """Pay the fees and move; the Train then delivers (R13.9-R13.13). 2 players, the Train first: its
+    delivery waits until the Mini-train has moved and paid ("before resolving any delivery", R15.7; T5)."""
     mid, dest, f, tunnel = path
     g.players[p].money -= f
     if piece == MINITRAIN:
         g.misc[MINI][p] = dest          # R13.7: a Mini-train never grants the extra action
         return
     g.misc[AT][p] = dest
-    if tunnel:                           # R13.6: an additional Train action after this one
+    stack = g.stack
+    if stack and stack[-1] == (K_HOOK, p, "train_other", MINITRAIN):
+        stack.insert(len(stack) - 1, (K_HOOK, p, "train_deliver", dest, int(tunnel)))
+    else:
+        train_deliver(g, p, dest, tunnel)
+
+
+@hook("train_deliver")
+def train_deliver(g, p: int, dest: int, tunnel: bool) -> None:
+    """The Train's delivery at ``dest`` (R13.9-R13.13); a Tunnel used grants an additional Train action after
+    this one is complete: the delivery, its bonus and any station (R13.6)."""
+    if tunnel:
         g.stack.append((K_HOOK, p, "train_extra"))
-    from .deliveries import start_delivery
-    start_delivery(g, p, dest)
+    DL.start_delivery(g, p, dest)
 
 
 @hook("train_extra")
 def train_extra(g, p: int) -> None:
-    """R13.6 / Q20: the Tunnel's additional Train action (even though the Train was just tilted)."""
-    if paths(g, p, TRAIN):
+    """R13.6 / Q20: the Tunnel's additional Train action (even though the Train was just tilted), if one is
+    possible; the player may decline it (T4)."""
+    if can_take_train_action(g, p, extra=True):
         start_train_action(g, p, extra=True)
 
 
 @describe_for(K_TRAIN_MOVE)
 def describe_train_move(g, frame) -> str:
-    _, p, piece, first = frame
+    p, piece, first = frame[1], frame[2], frame[3]
     sd = side(g)
+    decline = "; done declines this additional Train action (R13.6)" if len(frame) > 4 else ""
     if piece == -1:
         return (f"Train action: move your Train first (choose:<location>) or your Mini-train first "
-                f"(choose:{MINI_OFFSET}+<location>), one location along a track (R15.4)")
+                f"(choose:{MINI_OFFSET}+<location>), one location along a track (R15.4){decline}")
     what = "Mini-train" if piece == MINITRAIN else "Train"
     if first < 0:
         return (f"Train action: move your {what} from {sd.ids[g.misc[MINI if piece else AT][p]]} one location along "
-                f"a track (choose:<location>; £{TM.PASS_FEE} per other Train met, R13.5)")
+                f"a track (choose:<location>; £{TM.PASS_FEE} per other Train met, R13.5){decline}")
     return f"Train action: your {what} is passing {sd.ids[first]}; continue (choose:<location>) or stop there (done)"
 
 
@@ -520,9 +546,9 @@ def legal_station(g, frame) -> list:
 @apply_for(K_STATION)
 def apply_station(g, frame, action: int) -> None:
     """R13.16: free, no Neighbourhood or Farmers market bonus. The station counts as one of p's units on the
-    space for p's Settlements and reach (scoring.settlements, common.reach); if the other player's unit
-    leaves, the station stays and the space is p's only (a blocked space, common.remove_unit). It is no
-    unit type: unit counts (Scoring tiles, Milestones, Awards) do not include it (T7)."""
+    space for p's Settlements and reach (scoring.settlements, common.reach) and for the Milestones about p's
+    units on the map (milestones.py); if the other player's unit leaves, the station stays and the space is
+    p's only (a blocked space, common.remove_unit). It is neither deployed nor a unit type (T7)."""
     p = frame[1]
     g.stack.pop()
     if action == DONE:                   # after the Delivery bonus (the train_station hook, R13.14)
