@@ -194,7 +194,7 @@ def header_view(game: Game, human: int | None, compact: bool = False) -> Text:
         if not compact:
             t.append("; later: " + (", ".join(f"#{x}" for x in game.scoring_tiles[game.round:]) or "none"))
     cost = D.ROUND_COST[game.round - 1]
-    t.append(f"{sep}{'O' if not compact else 'o'}btaining a contract this round: "
+    t.append(f"{sep}Obtaining a contract this round: "
              f"{'receive £' + str(-cost) if cost < 0 else 'pay £' + str(cost)}")
     return t
 
@@ -210,16 +210,6 @@ def market_line(game: Game, human: int | None) -> Text:
         if mine:
             t.append("; your merchants: " + ", ".join(mine))
     t.append("; imports now worth " + ", ".join(f"{n} {v}" for n, v in zip(D.IMPORTS, import_values(game))) + " VP")
-    return t
-
-
-def contracts_lines(game: Game) -> Text:
-    """The Export contracts on display, one line each."""
-    t = Text(f"Export contracts (draw pile {len(game.pile)}):", style="bold")
-    for k, cid in enumerate(game.display):
-        if cid >= 0:
-            need, gain = contract_parts(cid)
-            t.append(f"\n  box {k}: #{cid} needs {need} -> gives {gain}")
     return t
 
 
@@ -387,13 +377,6 @@ def industria_view(game: Game) -> Text:
     return Text(industria_text(game), style="cyan")
 
 
-def status_line(game: Game, p: int) -> Text:
-    pl = game.players[p]
-    goods = ", ".join(f"{q} {D.GOODS[i]}" for i, q in enumerate(pl.goods) if q) or "no goods"
-    return Text(f"You: £{pl.money}, {goods}, {pl.merchants_stock} merchants in stock, open contracts "
-                f"{pl.open_contracts or 'none'}", style="dim")
-
-
 def choice_meaning(decision_text: str, k: int) -> str | None:
     """What ``choose:k`` stands for, when the decision text lists ``choose:k=...`` options."""
     m = re.search(rf"choose:{k}\s*=\s*(.*?)(?=[;,]\s*choose:\d+\s*=|$)", decision_text)
@@ -465,10 +448,14 @@ def describe_decision(game: Game) -> str:
     return text
 
 
+#: the money of a trade as ``annotate`` writes it
+_TRADE_MONEY = re.compile(r"\((pay|get) £(\d+)\)$")
+
+
 def move_items(game: Game, legal: list[int]) -> list[Text]:
     """The legal moves as numbered items, by number and name. Trades of one Good in one direction
-    with consecutive quantities share an item, ``3-5 trade:buy:wool:1-3 (pay £3-£9)``: number 3 is
-    quantity 1, so a Stewart's 120 trades still fit a screen."""
+    with consecutive quantities share an item, ``3-5 trade:buy:wool:1-3 (pay £3 for 1 .. £10 for 3)``:
+    number 3 is quantity 1, so a Stewart's 120 trades still fit a screen."""
     items: list[Text] = []
     i = 0
     while i < len(legal):
@@ -482,9 +469,10 @@ def move_items(game: Game, legal: list[int]) -> list[Text]:
         if j == i:
             items.append(Text.assemble((f"{i:>3}", "bold cyan"), " ", annotate(game, a)))
         else:
-            first, last = annotate(game, a), annotate(game, legal[j])
-            name = first.split(" (")[0] + f"-{A.decode_trade(legal[j])[2]}"
-            money = " (" + first.split(" (", 1)[1].rstrip(")") + "-£" + last.rsplit("£", 1)[1] if " (" in first else ""
+            first, last = (_TRADE_MONEY.search(annotate(game, x)) for x in (a, legal[j]))
+            q0, q1 = A.decode_trade(a)[2], A.decode_trade(legal[j])[2]
+            name = f"{game.action_to_string(a).split(' (')[0]}-{q1}"
+            money = f" ({first[1]} £{first[2]} for {q0} .. £{last[2]} for {q1})" if first and last else ""
             items.append(Text.assemble((f"{i:>3}-{j}", "bold cyan"), " ", name + money))
         i = j + 1
     return items
@@ -688,31 +676,34 @@ class PlaySession:
         moves_rows = self.rows_of(moves)
         if used + moves_rows > rows:
             moves = self._cut_moves(g, legal, items, max(rows - used, 2))
-            moves_rows = rows - used
+            moves_rows = self.rows_of(moves)
         used += moves_rows
-        shown, left_out = [], []
+        shown, left_out = set(), []
         for name, part in optional:
             h = self.rows_of(part)
             if used + h <= rows:
-                shown.append(part)
+                shown.add(name)
                 used += h
             else:
                 left_out.append(name)
-        middle = [part for _, part in reversed(optional) if any(part is x for x in shown)]   # the map last
+        middle = [part for name, part in reversed(optional) if name in shown]    # the map next to its moves
         return top + middle + decision + [moves, note(left_out) if left_out else hint]
 
     def _cut_moves(self, g: Game, legal: list[int], items: list[Text], rows: int):
         """The first moves that fit in ``rows`` rows, with a line saying how many more there are."""
+        def more(k):
+            return Text(f"... and {len(items) - k} more: type `moves` for the full list, or type a move's name",
+                        style="yellow")
+
+        room = rows - self.rows_of(more(0))
         lo, hi = 1, len(items)
-        while lo < hi:                  # the largest count whose columns fit in rows - 1
+        while lo < hi:                  # the largest count whose columns fit
             mid = (lo + hi + 1) // 2
-            if self.rows_of(moves_view(g, legal, items[:mid])) <= rows - 1:
+            if self.rows_of(moves_view(g, legal, items[:mid])) <= room:
                 lo = mid
             else:
                 hi = mid - 1
-        more = Text(f"... and {len(items) - lo} more: type `moves` for the full list, or type a move's name",
-                    style="yellow")
-        return Group(moves_view(g, legal, items[:lo]), more)
+        return Group(moves_view(g, legal, items[:lo]), more(lo))
 
     def _decision_line(self) -> Text:
         g = self.game

@@ -332,3 +332,27 @@ def test_passing_asks_for_confirmation_and_n_cancels():
         assert session.game.history[len(game.history)] == play.A.PASS
     rc, out, session = run_play(BASE + ["--no-confirm"], "0\n" * 6 + "quit\n")
     assert "Pass for the rest" not in out and session.game.history[len(game.history)] == play.A.PASS
+
+
+def test_grouped_trades_keep_one_number_per_move():
+    """Trades of one Good in one direction share a listed item (`1-5 trade:buy:wool:1-5 (...)`), so a
+    Stewart's long trade list fits a screen; the numbers still name single moves: in a group from
+    number i, number i + k is quantity 1 + k, as parse_move reads it; every move keeps its number."""
+    game = Game(GameConfig(num_players=2, seed=3, clans=("stewart", "campbell")))
+    while game.decision_kind != "main" or game.current_player != 0:
+        game.apply(game.legal_actions()[0])
+    legal = game.legal_actions()
+    items = [str(t) for t in play.move_items(game, legal)]
+    assert len(items) < len(legal)
+    numbers = []
+    for item in items:
+        group = re.match(r"\s*(\d+)-(\d+) (trade:\w+:\w+):1-(\d+) \((pay|get) £\d+ for 1 \.\. £\d+ for \4\)", item)
+        if group:
+            i, j, name, top = int(group[1]), int(group[2]), group[3], int(group[4])
+            assert j - i + 1 == top
+            for n in range(i, j + 1):
+                assert game.action_to_string(play.parse_move(game, str(n))) == f"{name}:{n - i + 1}"
+            numbers += range(i, j + 1)
+        else:
+            numbers.append(int(item.split()[0]))
+    assert numbers == list(range(len(legal)))
