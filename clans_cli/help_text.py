@@ -212,19 +212,21 @@ def for_users(doc: str) -> str:
     return re.sub(r"``([^`]+)``", r"\1", doc)
 
 
-COMMANDS_HELP = """\
-Answer with the number of a listed move (numbered from 0, as choose:0 is the first option of a
-menu), or type its name (e.g. expand:sheep, pass). A unique
-beginning of a name is enough (e.g. upgrade_s).
+COMMANDS_HELP = (
+    "Answer with the number of a listed move (numbered from 0, as choose:0 is the first option of a menu), or "
+    "type its name (e.g. expand:sheep, pass): numbers change from one decision to the next, names do not. A "
+    "unique beginning of a name is enough (e.g. upgrade_s). Passing for the round asks y/N first (--no-confirm "
+    "skips the question).\n" + """\
 Commands:
   help            explain the pending decision and how to type moves
-  board | show    show the whole table again (map, market, contracts, players)
+  map             the whole map with its key (map FILE.png writes a picture of it)
+  market          the Market, the Export contracts on display and the Port tiles
+  board | show    the whole table (map, market, contracts, players, your Player board)
   moves           list the legal moves again
   scores          the score sheet as if the game ended now
   undo            take back your last decision (and the bots' moves since)
   save [FILE]     save the game record (JSON); resume with `clans play --load FILE`
-  map FILE.png    write a picture of the map
-  quit            stop (the game is saved first when --save was given)"""
+  quit            stop (the game is saved first when --save was given)""")
 
 
 def decision_help(kind: str) -> str:

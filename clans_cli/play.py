@@ -1,14 +1,18 @@
 """``clans play``: play a full game of Clans of Caledonia in the terminal against agents.
 
-The table (map, Market, Export contracts, every player's standing and your own Player board)
-is drawn with ``rich``; your legal moves are listed by number (from 0, as ``choose:0`` counts)
-and by their action names, and you answer with either. Type ``help`` for what the pending decision asks, ``undo`` to take
-back your last decision, ``save``/``map`` to write the game or a picture. Input is read line
-by line from stdin, so a game can be scripted with a pipe::
+Each decision shows one screen that fits the terminal (its height from shutil.get_terminal_size):
+the round, every player's standing in a line, the Market in a line, the map when you choose a space,
+then your legal moves, each by number (from 0, as ``choose:0`` counts) and by its action name
+(``take_contract`` moves show what the contract needs and gives); answer with either. Numbers change
+from one decision to the next, names do not. Passing for the round asks y/N first. Commands: ``map``
+and ``market`` show the whole map and the Market with the contracts and Port tiles, ``board`` the
+whole table, ``help`` what the pending decision asks, ``undo`` takes back your last decision (and the
+bots' moves since), ``save`` writes the game, ``map FILE.png`` a picture. Input is read line by line
+from stdin, so a game can be scripted with a pipe::
 
     clans play --players 2 --seat 0 --opponents heuristic --seed 7 --save mygame.json
     clans play --load mygame.json                       # resume (seat and opponents are saved)
-    yes 0 | clans play --opponents random --seed 3      # always take the first listed move
+    yes 0 | clans play --opponents random --seed 3 --no-confirm   # always take the first listed move
 
 Exit status: 0 when the game ended or you quit, 1 when the input ran out before the end,
 2 for bad options or files.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import re
+import shutil
 import sys
 from typing import TextIO
 
@@ -32,6 +37,7 @@ from rich.text import Text
 from clans_env import Game, GameConfig, IllegalActionError
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
+from clans_env.engine.records import take_back
 from clans_env.engine.views import automa_record, contract_parts
 from clans_env.engine.board import KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from clans_env.engine.config import CLAN_SELECTIONS
@@ -45,9 +51,9 @@ from .replay import GameFileError, load_game_file, write_map_png, write_record
 #: seat colours, matching ``clans_env.render.map_image.PLAYER_COLOURS``
 SEAT_STYLES = ("bold red", "bold blue", "bold green", "bold dark_orange")
 _LAND_STYLES = ((LAND_GRASS, "green3", "g"), (LAND_FOREST, "dark_green", "f"), (LAND_MOUNTAIN, "tan", "m"))
-#: decisions that open a new stretch of play: the whole table is shown before them
-_FULL_VIEW_KINDS = {"main", "start_tile", "clan_pick", "auction_bid", "auction_pick", "first_worker"}
-COMMANDS = ("help", "?", "board", "show", "moves", "scores", "undo", "save", "map", "quit", "exit")
+COMMANDS = ("help", "?", "map", "market", "board", "show", "moves", "scores", "undo", "save", "quit", "exit")
+#: screen height when the terminal's cannot be read (output to a file or a pipe)
+DEFAULT_ROWS = 50
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,7 +106,7 @@ def _land_style(mask: int) -> str:
     return ""
 
 
-def map_view(game: Game, highlight=frozenset()) -> Text:
+def map_view(game: Game, highlight=frozenset(), legend: str | None = None) -> Text:
     """The hex map, two text lines per row of spaces: the label, then the content.
 
     Content: land cost + land letters (g grassland, f forest, m mountain) for empty land, ``~~``
@@ -143,7 +149,7 @@ def map_view(game: Game, highlight=frozenset()) -> Text:
         text.append("\n")
         text.append_text(bottom)
         text.append("\n")
-    text.append(MAP_LEGEND, style="dim")
+    text.append(MAP_LEGEND if legend is None else legend, style="dim")
     return text
 
 
@@ -153,6 +159,8 @@ MAP_LEGEND = (
     "player P1 (" + ", ".join(f"{D.UNIT_LETTER[u]} {D.UNITS[u]}" for u in range(D.NUM_UNITS)) + "); "
     "XX blocked (covered) space; .. not in play with this many players; * a space you may choose now. "
     "Rivers are not drawn here (`map FILE.png` draws them).")
+#: the one-line legend of the map on the compact screen
+SHORT_MAP_LEGEND = "* = a space you may choose; 4gf = land £4, grassland+forest; P1S = P1's sheep; `map`: all cells"
 
 
 def players_legend(game: Game, human: int | None, names) -> Text:
@@ -167,20 +175,41 @@ def players_legend(game: Game, human: int | None, names) -> Text:
     return t
 
 
-def header_view(game: Game, human: int | None) -> Text:
+def header_view(game: Game, human: int | None, compact: bool = False) -> Text:
+    """Round, phase, map, turn order, the Scoring tiles and what a contract costs this round; the
+    compact form leaves out the map sides and later tiles and fits one or two lines."""
     t = Text()
-    t.append(f"Round {game.round}/{D.NUM_ROUNDS}", style="bold")
-    t.append(f" - {PHASE_NAMES[game.phase]} - map {' '.join(game.board.sides)} - turn order ")
+    if not compact:
+        t.append(f"Round {game.round}/{D.NUM_ROUNDS}", style="bold")
+        t.append(f" - {PHASE_NAMES[game.phase]} - map {' '.join(game.board.sides)} - ")
+    t.append("turn order ")
     for i, p in enumerate(game.turn_order):
         if i:
             t.append(" ")
         t.append(f"P{p}", style=SEAT_STYLES[p % 4])
+    sep = "; " if compact else "\n"
     if game.scoring_tiles:
         tile = game.scoring_tiles[game.round - 1]
-        t.append(f"\nScoring tile this round: #{tile} ({SCORING_TILE_HELP.get(tile, '?')}); later: ")
-        t.append(", ".join(f"#{x}" for x in game.scoring_tiles[game.round:]) or "none")
+        t.append(f"{sep}Scoring tile this round: #{tile} ({SCORING_TILE_HELP.get(tile, '?')})")
+        if not compact:
+            t.append("; later: " + (", ".join(f"#{x}" for x in game.scoring_tiles[game.round:]) or "none"))
     cost = D.ROUND_COST[game.round - 1]
-    t.append(f"\nObtaining a contract this round: {'receive £' + str(-cost) if cost < 0 else 'pay £' + str(cost)}")
+    t.append(f"{sep}Obtaining a contract this round: "
+             f"{'receive £' + str(-cost) if cost < 0 else 'pay £' + str(cost)}")
+    return t
+
+
+def market_line(game: Game, human: int | None) -> Text:
+    """The Market in one line: each Good's price, then where your Merchants stand on it."""
+    t = Text("Market: ", style="bold")
+    t.append(", ".join(f"{good} £{price(game, i)}" for i, good in enumerate(D.GOODS)))
+    if human is not None:
+        pl = game.players[human]
+        mine = [f"{A.DIRECTIONS[d]} {good} {pl.merchants_market[2 * i + d]}" for i, good in enumerate(D.GOODS)
+                for d in (A.BUY, A.SELL) if pl.merchants_market[2 * i + d]]
+        if mine:
+            t.append("; your merchants: " + ", ".join(mine))
+    t.append("; imports now worth " + ", ".join(f"{n} {v}" for n, v in zip(D.IMPORTS, import_values(game))) + " VP")
     return t
 
 
@@ -225,30 +254,55 @@ def players_table(game: Game, human: int | None, names) -> Table:
     for p in range(game.num_players):
         table.add_column(seat_text(p, human, names), justify="left", overflow="fold")
     scores = game.final_scores()
-    rows: dict[str, list[str]] = {k: [] for k in (
-        "clan", "money", "glory", "VP now", "goods", "units on map", "shipping", "technology",
-        "merchants", "open contracts", "fulfilled", "passed")}
-    for p, pl in enumerate(game.players):
-        clan = game.clans[p].name
-        rows["clan"].append("-" if clan == "none" else clan)
-        rows["money"].append(f"£{pl.money}")
-        rows["glory"].append(str(pl.glory))
-        rows["VP now"].append(str(scores[p]["total"]))
-        rows["goods"].append(" ".join(f"{D.GOODS[i][:2]}{q}" for i, q in enumerate(pl.goods) if q) or "-")
-        rows["units on map"].append(" ".join(f"{D.UNIT_LETTER[u]}{pl.units_placed(u)}" for u in range(D.NUM_UNITS)
-                                             if pl.units_placed(u)) or "-")
-        rows["shipping"].append(D.SHIPPING_LEVELS[pl.shipping])
-        rows["technology"].append(" ".join(n for n, t in zip(A.TECH_NAMES, pl.tech) if t) or "-")
-        rows["merchants"].append(f"{pl.merchants_stock} stock, {sum(pl.merchants_market)} market")
-        rows["open contracts"].append(" ".join(f"#{c}" for c in pl.open_contracts) or "-")
-        rows["fulfilled"].append(str(len(pl.done_contracts)))
-        rows["passed"].append("yes" if pl.passed else "")
+    rows: dict[str, list[str]] = {}
+    for p in range(game.num_players):
+        for label, value in standing(game, p, scores).items():
+            rows.setdefault(label, []).append(value)
     for label, values in rows.items():
         if label == "passed" and not any(values):
             continue
         table.add_row(label, *values)
     table.caption = GOODS_LEGEND
     return table
+
+
+def standing(game: Game, p: int, scores=None) -> dict[str, str]:
+    """One player's standing, label -> short value (the players table and the compact lines)."""
+    pl = game.players[p]
+    scores = scores or game.final_scores()
+    clan = game.clans[p].name
+    return {
+        "clan": "-" if clan == "none" else clan,
+        "money": f"£{pl.money}",
+        "glory": str(pl.glory),
+        "VP now": str(scores[p]["total"]),
+        "goods": " ".join(f"{D.GOODS[i][:2]}{q}" for i, q in enumerate(pl.goods) if q) or "-",
+        "units on map": " ".join(f"{D.UNIT_LETTER[u]}{pl.units_placed(u)}" for u in range(D.NUM_UNITS)
+                                 if pl.units_placed(u)) or "-",
+        "shipping": D.SHIPPING_LEVELS[pl.shipping],
+        "technology": " ".join(n for n, t in zip(A.TECH_NAMES, pl.tech) if t) or "-",
+        "merchants": f"{pl.merchants_stock} stock, {sum(pl.merchants_market)} market",
+        "open contracts": " ".join(f"#{c}" for c in pl.open_contracts) or "-",
+        "fulfilled": str(len(pl.done_contracts)),
+        "passed": "yes" if pl.passed else "",
+    }
+
+
+def standings_view(game: Game, human: int | None, names) -> Text:
+    """Every player's standing, a line each (the compact form of the players table)."""
+    scores = game.final_scores()
+    t = Text()
+    for p in range(game.num_players):
+        row = standing(game, p, scores)
+        if p:
+            t.append("\n")
+        t.append_text(seat_text(p, human, names))
+        clan = "" if row["clan"] == "-" else f" {row['clan']}"
+        t.append(f"{clan} {row['money']}, {row['glory']} glory, {row['VP now']} VP now; goods {row['goods']}; "
+                 f"units {row['units on map']}; shipping {row['shipping']}; tech {row['technology']}; merchants "
+                 f"{row['merchants']}; contracts {row['open contracts']}, {row['fulfilled']} fulfilled"
+                 + ("; PASSED" if row["passed"] else ""))
+    return t
 
 
 #: the goods abbreviations of the players table, and the meat that contracts ask for
@@ -323,13 +377,6 @@ def industria_view(game: Game) -> Text:
     return Text(industria_text(game), style="cyan")
 
 
-def status_line(game: Game, p: int) -> Text:
-    pl = game.players[p]
-    goods = ", ".join(f"{q} {D.GOODS[i]}" for i, q in enumerate(pl.goods) if q) or "no goods"
-    return Text(f"You: £{pl.money}, {goods}, {pl.merchants_stock} merchants in stock, open contracts "
-                f"{pl.open_contracts or 'none'}", style="dim")
-
-
 def choice_meaning(decision_text: str, k: int) -> str | None:
     """What ``choose:k`` stands for, when the decision text lists ``choose:k=...`` options."""
     m = re.search(rf"choose:{k}\s*=\s*(.*?)(?=[;,]\s*choose:\d+\s*=|$)", decision_text)
@@ -354,6 +401,14 @@ def annotate(game: Game, action: int) -> str:
         after.apply(action)
         delta = after.players[p].money - game.players[p].money
         s += f" (pay £{-delta})" if delta < 0 else f" (get £{delta})"
+    elif name == "expand" and frame is not None and frame[0] != K_PLACE:
+        p = game.current_player
+        s += f" (£{game.clans[p].unit_cost(game, p, off)} + land; {game.players[p].units_left[off]} left)"
+    elif name == "take_contract" and 0 <= game.display[off]:
+        need, gain = contract_parts(game.display[off])
+        s = f"{s.split(' (')[0]} (#{game.display[off]}: {need} -> {gain})"
+    elif name == "use_port" and off < len(game.port_tiles):
+        s += f" (tile {game.port_tiles[off]}: {PORT_TILE_HELP.get(game.port_tiles[off], '?')})"
     elif name == "fulfil":
         pl = game.players[game.current_player]
         if off < len(pl.open_contracts):
@@ -393,8 +448,38 @@ def describe_decision(game: Game) -> str:
     return text
 
 
-def moves_view(game: Game, legal: list[int]) -> Columns:
-    items = [Text.assemble((f"{i:>3}", "bold cyan"), " ", annotate(game, a)) for i, a in enumerate(legal)]
+#: the money of a trade as ``annotate`` writes it
+_TRADE_MONEY = re.compile(r"\((pay|get) £(\d+)\)$")
+
+
+def move_items(game: Game, legal: list[int]) -> list[Text]:
+    """The legal moves as numbered items, by number and name. Trades of one Good in one direction
+    with consecutive quantities share an item, ``3-5 trade:buy:wool:1-3 (pay £3 for 1 .. £10 for 3)``:
+    number 3 is quantity 1, so a Stewart's 120 trades still fit a screen."""
+    items: list[Text] = []
+    i = 0
+    while i < len(legal):
+        a = legal[i]
+        j = i
+        if A.section_of(a)[0] == "trade":
+            good, direction, qty = A.decode_trade(a)
+            while (j + 1 < len(legal) and legal[j + 1] == legal[j] + 1
+                   and A.decode_trade(legal[j + 1])[:2] == (good, direction)):
+                j += 1
+        if j == i:
+            items.append(Text.assemble((f"{i:>3}", "bold cyan"), " ", annotate(game, a)))
+        else:
+            first, last = (_TRADE_MONEY.search(annotate(game, x)) for x in (a, legal[j]))
+            q0, q1 = A.decode_trade(a)[2], A.decode_trade(legal[j])[2]
+            name = f"{game.action_to_string(a).split(' (')[0]}-{q1}"
+            money = f" ({first[1]} £{first[2]} for {q0} .. £{last[2]} for {q1})" if first and last else ""
+            items.append(Text.assemble((f"{i:>3}-{j}", "bold cyan"), " ", name + money))
+        i = j + 1
+    return items
+
+
+def moves_view(game: Game, legal: list[int], items: list[Text] | None = None) -> Columns:
+    items = move_items(game, legal) if items is None else items
     return Columns(items, padding=(0, 2), equal=False, column_first=True)
 
 
@@ -428,22 +513,11 @@ class _EndOfInput(Exception):
     pass
 
 
-def human_decision_points(config: GameConfig, actions: list[int], seat: int) -> list[int]:
-    """Indices into ``actions`` at which ``seat`` made the decision (replaying from setup)."""
-    g = Game(config)
-    points = []
-    for i, a in enumerate(actions):
-        if g.current_player == seat:
-            points.append(i)
-        g.apply(a)
-    return points
-
-
 class PlaySession:
     """One human seat against agents; reads commands from ``inp`` and draws on ``console``."""
 
     def __init__(self, game: Game, human: int, bots: dict, specs: list[str], console: Console,
-                 inp: TextIO, save_path=None, echo: bool = False):
+                 inp: TextIO, save_path=None, echo: bool = False, confirm_pass: bool = True):
         self.game = game
         self.human = human
         self.bots = bots
@@ -453,16 +527,25 @@ class PlaySession:
         self.inp = inp
         self.save_path = save_path
         self.echo = echo
-        self._show_full = True
-        self._bots_moved = False
+        self.confirm_pass = confirm_pass
         self._round_glory = [pl.glory for pl in game.players]
 
     # ---- output helpers
-    def say(self, *objects, **kw) -> None:
-        self.console.print(*objects, **kw)
+    def say(self, *objects) -> None:
+        """Print each object on lines of its own."""
+        for obj in objects:
+            self.console.print(obj)
 
     def plain(self, text: str, style: str | None = None) -> None:
-        self.console.print(text, markup=False, highlight=False, style=style)
+        self.say(Text(text, style=style or ""))
+
+    def rows_of(self, renderable) -> int:
+        """How many terminal rows ``renderable`` takes at the console's width."""
+        return len(self.console.render_lines(renderable, self.console.options, pad=False))
+
+    def screen_rows(self) -> int:
+        """The terminal's height, read at each screen so that a resized terminal is followed."""
+        return shutil.get_terminal_size((self.console.width, DEFAULT_ROWS)).lines
 
     def seat(self, p: int) -> Text:
         return seat_text(p, self.human, self.names)
@@ -538,7 +621,6 @@ class PlaySession:
         self.say(Text.assemble(f"Round {finished_round} scored{tile}: ", *sum(([t, ", "] for t in gains), [])[:-1]))
         if not g.is_terminal():
             self.say(Rule(f"Round {g.round}"))
-            self._show_full = True
 
     def _bot_move(self, p: int) -> None:
         g = self.game
@@ -549,27 +631,9 @@ class PlaySession:
                                f"the '{kind}' decision")
         self.say(Text.assemble("  ", self.seat(p), f"  {kind}: ", (describe_move(g, action), "bold")))
         self._apply(action)
-        self._bots_moved = True
 
     def _human_decision(self) -> None:
-        g = self.game
-        kind = g.decision_kind
-        legal = g.legal_actions()
-        highlight = frozenset(a - A.SPACE for a in legal if A.section_of(a)[0] == "space")
-        if self._show_full and kind in _FULL_VIEW_KINDS:
-            # the whole table at the start and at each new round (and on `board`); otherwise the map
-            # and standings after the bots' moves, so the table is not redrawn after every bot move
-            self.say(table_view(g, self.human, self.names, highlight))
-            self._show_full = False
-        elif highlight or (self._bots_moved and kind == "main"):
-            self.say(map_view(g, highlight))
-            self.say(players_legend(g, self.human, self.names))
-            self.say(status_line(g, self.human))
-        else:
-            self.say(status_line(g, self.human))
-        self._bots_moved = False
-        self._prompt_header(kind)
-        self.say(moves_view(g, legal))
+        self.say(*self.decision_screen())
         while True:
             line = self._read()
             try:
@@ -578,9 +642,73 @@ class PlaySession:
             except ValueError as e:
                 self.plain(str(e), "red")
 
-    def _prompt_header(self, kind: str) -> None:
-        self.say(Text.assemble(("Your decision ", "bold"), (f"[{kind}]", "bold magenta"), ": ",
-                               describe_decision(self.game)))
+    def decision_screen(self) -> list:
+        """What is shown at a decision, fitted to the terminal's height less the prompt line: the round,
+        every player's standing, the decision with its moves and the commands line always (moves that
+        do not fit are cut, with a note: `moves` lists them all); then, while they fit, the map when
+        choosing a space and the Market line (a note names those left out). The Industria modules' line
+        runs to a dozen rows, so it is left to `board`."""
+        g = self.game
+        legal = g.legal_actions()
+        highlight = frozenset(a - A.SPACE for a in legal if A.section_of(a)[0] == "space")
+        rows = self.screen_rows() - 1
+        title = Rule(Text(f"Round {g.round}/{D.NUM_ROUNDS} - {PHASE_NAMES[g.phase]}", style="bold"),
+                     align="left", style="dim")
+        top = [title, header_view(g, self.human, compact=True), standings_view(g, self.human, self.names)]
+        decision = [self._decision_line()]
+        # optional parts in the order they are offered room: (the command that shows it in full, part)
+        optional = []
+        if highlight:
+            optional.append(("map", map_view(g, highlight, legend=SHORT_MAP_LEGEND)))
+        optional.append(("market", market_line(g, self.human)))
+        board = "board (with the Industria modules)" if g.config.industria_modules else "board"
+        hint = Text(f"Type a move's number or name. Commands: map, market, {board}, scores, moves, undo, save, "
+                    "help, quit", style="dim")
+
+        def note(names):
+            return Text(f"Not shown, to fit the terminal: {', '.join(dict.fromkeys(names))} (type the command to "
+                        f"see it); help lists the commands", style="dim")
+
+        items = move_items(g, legal)
+        moves = moves_view(g, legal, items)
+        used = sum(self.rows_of(r) for r in top + decision)
+        used += max(self.rows_of(hint), self.rows_of(note([n for n, _ in optional])))
+        moves_rows = self.rows_of(moves)
+        if used + moves_rows > rows:
+            moves = self._cut_moves(g, legal, items, max(rows - used, 2))
+            moves_rows = self.rows_of(moves)
+        used += moves_rows
+        shown, left_out = set(), []
+        for name, part in optional:
+            h = self.rows_of(part)
+            if used + h <= rows:
+                shown.add(name)
+                used += h
+            else:
+                left_out.append(name)
+        middle = [part for name, part in reversed(optional) if name in shown]    # the map next to its moves
+        return top + middle + decision + [moves, note(left_out) if left_out else hint]
+
+    def _cut_moves(self, g: Game, legal: list[int], items: list[Text], rows: int):
+        """The first moves that fit in ``rows`` rows, with a line saying how many more there are."""
+        def more(k):
+            return Text(f"... and {len(items) - k} more: type `moves` for the full list, or type a move's name",
+                        style="yellow")
+
+        room = rows - self.rows_of(more(0))
+        lo, hi = 1, len(items)
+        while lo < hi:                  # the largest count whose columns fit
+            mid = (lo + hi + 1) // 2
+            if self.rows_of(moves_view(g, legal, items[:mid])) <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        return Group(moves_view(g, legal, items[:lo]), more(lo))
+
+    def _decision_line(self) -> Text:
+        g = self.game
+        return Text.assemble(("Your decision ", "bold"), (f"[{g.decision_kind}]", "bold magenta"), ": ",
+                             describe_decision(g))
 
     def _read(self) -> str:
         self.console.print("> ", end="", markup=False, highlight=False)
@@ -604,16 +732,20 @@ class PlaySession:
         if word in ("help", "?"):
             self._help()
             return False
+        legal = g.legal_actions()
+        highlight = frozenset(a - A.SPACE for a in legal if A.section_of(a)[0] == "space")
         if word in ("board", "show"):
-            legal = g.legal_actions()
-            self.say(table_view(g, self.human, self.names,
-                                frozenset(a - A.SPACE for a in legal if A.section_of(a)[0] == "space")))
-            self._prompt_header(g.decision_kind)
-            self.say(moves_view(g, legal))
+            self.say(table_view(g, self.human, self.names, highlight), self._decision_line(), moves_view(g, legal))
             return False
         if word == "moves":
-            self._prompt_header(g.decision_kind)
-            self.say(moves_view(g, g.legal_actions()))
+            self.say(self._decision_line(), moves_view(g, legal))
+            return False
+        if word == "market":
+            self.say(Columns([market_table(g, self.human), contracts_table(g)], padding=(0, 3)),
+                     ports_view(g, self.human), self._decision_line())
+            return False
+        if word == "map" and not rest:
+            self.say(map_view(g, highlight), players_legend(g, self.human, self.names), self._decision_line())
             return False
         if word == "scores":
             self.say(score_table(g, [self.seat(p) for p in range(g.num_players)]))
@@ -628,8 +760,6 @@ class PlaySession:
             self.plain(f"saved to {path}; resume with: clans play --load {path}", "green")
             return False
         if word == "map":
-            if not rest:
-                raise ValueError("map needs a file name: map FILE.png")
             path = write_map_png(g, rest, title=f"Round {g.round} - P{self.human} is you",
                                  names=[("you" if p == self.human else n) for p, n in enumerate(self.names)])
             self.plain(f"wrote the map picture to {path}", "green")
@@ -637,9 +767,20 @@ class PlaySession:
         if word in ("quit", "exit"):
             raise _Quit
         action = parse_move(g, line)
+        if action == A.PASS and g.decision_kind == "main" and self.confirm_pass and not self._confirm_pass():
+            self.plain("Not passed; choose again (`moves` lists the moves).", "yellow")
+            return False
+        self.say(Text.assemble("  ", self.seat(self.human), f"  {g.decision_kind}: ",
+                               (describe_move(g, action), "bold")))
         self._apply(action)
         self._autosave()
         return True
+
+    def _confirm_pass(self) -> bool:
+        """Passing ends your round (rulebook "8. Pass"), so a stray 0 must not do it: ask y/N."""
+        self.plain(f"Pass for the rest of round {self.game.round}? You take no more actions this round. [y/N]",
+                   "bold yellow")
+        return self._read().lower() in ("y", "yes")
 
     def _help(self) -> None:
         g = self.game
@@ -656,19 +797,14 @@ class PlaySession:
         self.say(Panel(body, title="help", border_style="cyan"))
 
     def _undo(self) -> bool:
-        g = self.game
-        history = g.history
-        points = human_decision_points(g.config, history, self.human)
-        if not points:
-            self.plain("nothing to undo: you have not made a decision yet", "yellow")
+        try:
+            self.game, taken_back = take_back(self.game, self.human)
+        except ValueError as e:
+            self.plain(str(e), "yellow")
             return False
-        k = points[-1]
-        self.game = Game.replay(g.config, history[:k])
         for bot in self.bots.values():
             bot.reset()
         self._round_glory = [pl.glory for pl in self.game.players]
-        self._show_full = True
-        taken_back = len(history) - k
         self.plain(f"undone: {taken_back} decision{'s' if taken_back != 1 else ''} taken back (your last one and "
                    f"the bots' since); decide again:", "yellow")
         self._autosave()
@@ -684,7 +820,7 @@ class PlaySession:
     def _game_over(self) -> None:
         g = self.game
         self.say(Rule("Game over"))
-        self.say(table_view(g, self.human, self.names))
+        self.say(standings_view(g, self.human, self.names))
         self.say(score_table(g, [self.seat(p) for p in range(g.num_players)]))
         scores = g.final_scores()
         winners = [p for p, r in enumerate(scores) if r["rank"] == 1]
@@ -765,6 +901,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="FILE", default=None,
                         help="save the game record here after each of your decisions and at the end")
     parser.add_argument("--width", type=int, default=None, help="console width (default: the terminal's)")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="pass at once, without the y/N question (for scripted games)")
     parser.add_argument("--echo", action="store_true",
                         help="print each input line (default when input is not a terminal)")
 
@@ -812,7 +950,8 @@ def build_session(args, console: Console, inp: TextIO) -> PlaySession:
     bots = {p: make_agent(spec, seed=game.config.seed * 10 + p + 1) for p, spec in specs.items()}
     labels = [("human" if p == seat else agent_label(bots[p], specs[p])) for p in range(n)]
     echo = args.echo or not (hasattr(inp, "isatty") and inp.isatty())
-    return PlaySession(game, seat, bots, labels, console, inp, save_path=args.save, echo=echo)
+    return PlaySession(game, seat, bots, labels, console, inp, save_path=args.save, echo=echo,
+                       confirm_pass=not args.no_confirm)
 
 
 def run(args, inp: TextIO | None = None, console: Console | None = None) -> int:

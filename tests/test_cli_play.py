@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -20,6 +21,7 @@ from clans_cli import play
 from clans_cli.help_text import DECISION_HELP, decision_help, missing_kinds
 from clans_cli.replay import load_game_file
 from clans_env import Game, GameConfig
+from clans_env.engine.records import decision_points
 from clans_env.engine.state import DECISION_KINDS
 
 
@@ -29,10 +31,10 @@ def _args(argv):
     return parser.parse_args(argv)
 
 
-def run_play(argv, script: str):
+def run_play(argv, script: str, width: int = 100):
     """Run ``clans play`` in this process with ``script`` as stdin; (exit status, output, session)."""
     out = io.StringIO()
-    console = Console(file=out, width=100)
+    console = Console(file=out, width=width)
     args = _args(argv)
     session = None
     try:
@@ -48,14 +50,15 @@ BASE = ["--players", "2", "--seat", "0", "--opponents", "random", "--seed", "11"
 
 def test_scripted_game_through_the_command_line_to_the_end(tmp_path):
     """A whole game through `python -m clans_cli.main play` with piped input: the script cycles
-    through the answers 2, 1, 0 (moves are numbered from 0; a refused number is answered by the next
-    line, and "0" is always legal), so the human trades, expands and passes. It ends with the score sheet, exit status 0,
+    through the answers 2, 1, 0, y (moves are numbered from 0; a refused number is answered by the next
+    line, "0" is always legal, and "y" confirms a pass or is refused as a move), so the human trades,
+    expands and passes. It ends with the score sheet, exit status 0,
     and the saved record replays to a finished game whose human moves were all listed first,
     second or third."""
     save = tmp_path / "game.json"
     proc = subprocess.run([sys.executable, "-m", "clans_cli.main", "play", *BASE, "--save", str(save),
                            "--width", "100"],
-                          input="2\n1\n0\n" * 2000, capture_output=True, text=True, timeout=120)
+                          input="2\n1\n0\ny\n" * 2000, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Score sheet" in proc.stdout and "Game over" in proc.stdout
     game, meta = load_game_file(save)
@@ -129,14 +132,16 @@ def test_every_decision_kind_a_human_can_face_has_help():
 
 def test_undo_returns_to_before_the_humans_last_decision():
     """`undo` rebuilds the game as it was just before the human's last decision: the bots'
-    moves since are taken back too; a second undo goes one decision further back; undo with
-    nothing to undo says so."""
+    moves since are taken back too (the whole state equals the one the human faced); a second undo
+    goes one decision further back; undo with nothing to undo says so."""
     rc, _, played = run_play(BASE, "0\n0\n0\nquit\n")
     history = played.game.history
-    points = play.human_decision_points(played.game.config, history, 0)
+    points = decision_points(played.game.config, history, 0)
     assert len(points) == 3
+    rc, _, faced = run_play(BASE, "0\n0\nquit\n")      # stopped at the third decision's prompt
     rc, out, session = run_play(BASE, "0\n0\n0\nundo\nquit\n")
-    assert session.game.history == history[:points[2]]
+    assert session.game.history == history[:points[2]] == faced.game.history
+    assert session.game.to_json() == faced.game.to_json()
     assert session.game.current_player == 0
     rc, out, session = run_play(BASE, "0\n0\n0\nundo\nundo\nquit\n")
     assert session.game.history == history[:points[1]]
@@ -238,7 +243,116 @@ def test_cli_reference_shows_the_current_play_and_replay_options():
 
 def test_play_an_industria_game_in_the_terminal():
     """Issue 12: `clans play --industria` plays the Industria modules; the Farmers market placement is
-    the first decision after the Starting tiles, and the table shows the Industria line."""
-    rc, out, session = run_play(BASE + ["--industria"], "0\n" * 12 + "quit\n")
+    the first decision after the Starting tiles, and the table (`board`) shows the Industria line."""
+    rc, out, session = run_play(BASE + ["--industria"], "board\n" + "0\n" * 12 + "quit\n")
     assert session is not None and session.game.config.industria_modules
     assert "Farmers market" in out and "Industria:" in out
+
+
+def _screens(out: str) -> list[list[str]]:
+    """The decision screens in an output: from each screen's "Round r/5 - phase" rule to the prompt."""
+    screens = []
+    for chunk in out.split("\n> ")[:-1]:
+        lines = chunk.split("\n")
+        starts = [i for i, line in enumerate(lines) if re.match(r"Round \d/\d - ", line)]
+        if starts:
+            screens.append(lines[starts[-1]:])
+    return screens
+
+
+@pytest.mark.parametrize("rows", [50, 24])
+def test_a_screen_fits_the_terminal(monkeypatch, rows):
+    """Each decision's screen, with the prompt line, fits the terminal's height as
+    shutil.get_terminal_size reads it (LINES/COLUMNS simulate an 80 x 50 and an 80 x 24 terminal) in
+    a 4-player game: standings, the decision and its moves always; at 50 rows the map while choosing a
+    space and the Market line too; at 24 rows what does not fit is named (and long move lists are cut,
+    with a note) so that `map`, `market` and `moves` show it."""
+    monkeypatch.setenv("LINES", str(rows))
+    monkeypatch.setenv("COLUMNS", "80")
+    argv = ["--players", "4", "--seat", "2", "--opponents", "random", "--seed", "5", "--clan-selection", "none"]
+    rc, out, session = run_play(argv, "2\n1\n0\ny\n" * 150, width=80)
+    screens = _screens(out)
+    assert len(screens) >= 30
+    assert max(len(screen) for screen in screens) + 1 <= rows
+    for screen in screens:
+        text = "\n".join(screen)
+        assert "Your decision [" in text and "P3 random" in text and "  0 " in text
+    texts = ["\n".join(screen) for screen in screens]
+    if rows == 50:
+        assert any("* = a space you may choose" in t for t in texts)
+        assert all("Market: wool £" in t or re.search(r"Not shown.*market", t) for t in texts)
+        assert sum("Market: wool £" in t for t in texts) > len(texts) // 2
+    else:
+        assert any("Not shown, to fit the terminal: map" in t for t in texts)
+        assert any("more: type `moves` for the full list" in t for t in texts)
+
+
+def test_map_and_market_commands_show_the_whole_map_and_market():
+    """`map` (no file) prints the whole text map with its key, `market` the Market table, the Export
+    contracts on display and the Port tiles; neither makes a move."""
+    rc, out, session = run_play(BASE, "map\nmarket\nquit\n")
+    assert session.game.history == []
+    assert "cells: 4gf = empty land" in out and "C4.5" in out
+    assert "Export contracts (draw pile" in out and "whisky" in out and "Port slot 0" in out
+
+
+def _first_main_decision():
+    """BASE at the human's first main action: five answers "0" get there (tile, two Workers)."""
+    rc, _, session = run_play(BASE, "0\n" * 5 + "quit\n")
+    game = session.game
+    assert game.decision_kind == "main" and game.current_player == 0
+    return game
+
+
+def test_a_typed_name_applies_the_named_move():
+    """A move's action name (Game.action_to_string) applies that move, as its number does, and the
+    move made is printed by name, so a number typed from an earlier list shows what it did."""
+    game = _first_main_decision()
+    legal = game.legal_actions()
+    action = legal[-1]
+    name = game.action_to_string(action)
+    n = len(game.history)
+    for answer in (name, str(len(legal) - 1)):
+        rc, out, session = run_play(BASE, "0\n" * 5 + answer + "\nquit\n")
+        assert session.game.history[:n + 1] == game.history + [action]
+        assert f"P0 (you)  main: {name}" in out
+        assert "Pass for the rest" not in out
+
+
+def test_passing_asks_for_confirmation_and_n_cancels():
+    """Rulebook "8. Pass": passing ends your round, so `0`/`pass` asks y/N first; `n` (or anything
+    but y) cancels and the game is unchanged, `y` passes; --no-confirm passes at once."""
+    game = _first_main_decision()
+    for answer in ("0", "pass"):
+        rc, out, session = run_play(BASE, "0\n" * 5 + answer + "\nn\nquit\n")
+        assert "Pass for the rest of round 1? You take no more actions this round. [y/N]" in out
+        assert "Not passed" in out
+        assert session.game.history == game.history
+        rc, out, session = run_play(BASE, "0\n" * 5 + answer + "\ny\nquit\n")
+        assert session.game.history[len(game.history)] == play.A.PASS
+    rc, out, session = run_play(BASE + ["--no-confirm"], "0\n" * 6 + "quit\n")
+    assert "Pass for the rest" not in out and session.game.history[len(game.history)] == play.A.PASS
+
+
+def test_grouped_trades_keep_one_number_per_move():
+    """Trades of one Good in one direction share a listed item (`1-5 trade:buy:wool:1-5 (...)`), so a
+    Stewart's long trade list fits a screen; the numbers still name single moves: in a group from
+    number i, number i + k is quantity 1 + k, as parse_move reads it; every move keeps its number."""
+    game = Game(GameConfig(num_players=2, seed=3, clans=("stewart", "campbell")))
+    while game.decision_kind != "main" or game.current_player != 0:
+        game.apply(game.legal_actions()[0])
+    legal = game.legal_actions()
+    items = [str(t) for t in play.move_items(game, legal)]
+    assert len(items) < len(legal)
+    numbers = []
+    for item in items:
+        group = re.match(r"\s*(\d+)-(\d+) (trade:\w+:\w+):1-(\d+) \((pay|get) £\d+ for 1 \.\. £\d+ for \4\)", item)
+        if group:
+            i, j, name, top = int(group[1]), int(group[2]), group[3], int(group[4])
+            assert j - i + 1 == top
+            for n in range(i, j + 1):
+                assert game.action_to_string(play.parse_move(game, str(n))) == f"{name}:{n - i + 1}"
+            numbers += range(i, j + 1)
+        else:
+            numbers.append(int(item.split()[0]))
+    assert numbers == list(range(len(legal)))

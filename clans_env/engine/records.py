@@ -103,3 +103,29 @@ def write_record(path, game: Game, **meta) -> None:
     """Write ``game.record()`` plus ``meta`` as JSON, atomically (temporary file + rename)."""
     doc = {"format": RECORD_FORMAT, "version": RECORD_VERSION, **game.record(), **meta}
     atomic_write_text(path, json.dumps(doc, indent=1))
+
+
+def decision_points(config: GameConfig, actions, seat: int) -> list[int]:
+    """The indices into ``actions`` at which ``seat`` made the decision, replaying from setup."""
+    g = Game(config)
+    points = []
+    for i, a in enumerate(actions):
+        if g.current_player == seat:
+            points.append(i)
+        g.apply(a)
+    return points
+
+
+def take_back(game: Game, seat: int) -> tuple[Game, int]:
+    """Undo for a player against bots: the game just before ``seat``'s last decision, and how many
+    decisions that takes back (``seat``'s last one and every later one of the other seats).
+
+    Rebuilt from the record rather than by reversing moves: the seed fixes every chance event, so
+    the replayed prefix is exactly the position ``seat`` faced. ValueError when ``seat`` has not
+    decided yet. The caller resets its bots, whose own random state the record does not hold."""
+    history = game.history
+    points = decision_points(game.config, history, seat)
+    if not points:
+        raise ValueError("nothing to undo: you have not made a decision yet")
+    k = points[-1]
+    return Game.replay(game.config, history[:k]), len(history) - k
