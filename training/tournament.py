@@ -155,15 +155,21 @@ def schedule(num_agents: int, num_players: int, mode: str, games_per_pairing: in
         raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
     if num_agents < 2:
         raise ValueError(f"a tournament needs at least 2 agents (got {num_agents})")
+    # both modes seat num_players different agents in a game; a spec listed twice counts as two
+    copies = " ".join(["heuristic"] * (num_players - 1))
     if mode == "round-robin":
         if num_agents < num_players:
             raise ValueError(f"round-robin with {num_players} players per game needs at least {num_players} agents "
-                             f"(got {num_agents})")
+                             f"(got {num_agents}): list an agent more than once to seat copies of it, e.g. "
+                             f"clans tournament random {copies} --players {num_players} (in Python: the same spec "
+                             f"twice in the list)")
         lineups = [list(c) for c in itertools.combinations(range(num_agents), num_players)]
     else:
         if num_agents - 1 < num_players - 1:
             raise ValueError(f"a gauntlet with {num_players} players per game needs at least {num_players - 1} "
-                             f"opponents after the challenger (got {num_agents - 1})")
+                             f"opponents after the challenger (got {num_agents - 1}): list an opponent more than "
+                             f"once to seat copies of it, e.g. clans tournament random {copies} --players "
+                             f"{num_players} --mode gauntlet")
         lineups = [[0, *c] for c in itertools.combinations(range(1, num_agents), num_players - 1)]
     blocks = max(1, math.ceil(games_per_pairing / num_players))
     out = []
