@@ -38,7 +38,7 @@ import time
 import traceback
 from collections import Counter, defaultdict
 
-from tqdm import tqdm
+from training.progress import Progress
 
 #: the decision kinds only Industria modules make pending (state.DECISION_KINDS after the base ones)
 INDUSTRIA_KINDS = ("market_place", "market_sell", "bonus_menu", "port_ignore", "port_field", "port_tech",
@@ -195,9 +195,10 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     results = []
     with mp.get_context("spawn").Pool(args.workers) as pool:
-        for r in tqdm(pool.imap_unordered(play_one, jobs, chunksize=8), total=len(jobs), unit="game",
-                      desc="random games"):
-            results.append(r)
+        with Progress(len(jobs), "random games", "games") as bar:
+            for r in pool.imap_unordered(play_one, jobs, chunksize=8):
+                results.append(r)
+                bar.update()
     wall = time.perf_counter() - t0
     print(f"policy: {args.policy}" + ("; per-clan means are a first look at balance only" if args.all_clans else ""))
     print(summarize(results, args.players))

@@ -55,7 +55,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from rich.console import Console
 from rich.table import Table
-from tqdm import tqdm
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
 from versions import checkouts, measure_in  # noqa: E402
@@ -330,6 +329,13 @@ def row_cells(r: dict) -> list[str]:
             f"{r['ratio']:.2f}x", f"{r['unencoded_ratio']:.2f}x"]
 
 
+def _progress(*args, **kwargs):
+    """``training.progress.Progress``, imported only by the reports: ``measure_in`` imports this module
+    with a baseline checkout first on the path, which may predate ``training.progress``."""
+    from training.progress import Progress
+    return Progress(*args, **kwargs)
+
+
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4], choices=[1, 2, 3, 4])
@@ -348,7 +354,7 @@ def main(argv=None) -> list[dict]:
     title = f"env_speed: {args.games} random games per batch, best of {args.repeats} batches"
     if not args.baseline:
         rows = []
-        with tqdm(total=6 * args.repeats * len(args.players), desc="timing batches", unit="batch") as progress:
+        with _progress(6 * args.repeats * len(args.players), "timing batches", "batches") as progress:
             for n in args.players:
                 rows.append(measure(n, args.games, args.repeats, progress))
         table = Table(title=title)
@@ -361,8 +367,7 @@ def main(argv=None) -> list[dict]:
 
     with checkouts(args.baseline, prefix="clans-env-baseline-") as versions:
         runs = {(name, n): [] for name in versions for n in args.players}
-        with tqdm(total=2 * args.rounds * len(args.players), desc="timing (fresh process per run)",
-                  unit="run") as progress:
+        with _progress(2 * args.rounds * len(args.players), "timing (fresh process per run)", "runs") as progress:
             for _ in range(args.rounds):
                 for n in args.players:
                     for name, path in versions.items():
@@ -398,8 +403,8 @@ def instruction_report(args, console: Console) -> list[dict]:
             subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(path, "clans_env"),
                             os.path.join(ROOT, "benchmarks")], check=True, capture_output=True)
         rows = {}
-        with tqdm(total=len(versions) * len(args.players) * len(WORKLOADS), desc="valgrind runs (2 each)",
-                  unit="loop") as progress:
+        with _progress(len(versions) * len(args.players) * len(WORKLOADS), "valgrind runs (2 each)",
+                      "loops") as progress:
             for name, path in versions.items():
                 rows[name] = [instructions_per_step(path, n, args.games, progress) for n in args.players]
     table = Table(title=f"env_speed --instructions: thousand instructions per step, {args.games} games "

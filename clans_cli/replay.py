@@ -1,4 +1,4 @@
-"""``clans replay FILE``: step through a saved game and draw the map after every round.
+"""``clans replay FILE``: a saved game round by round as text, and the map after every round as a PNG.
 
 FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`` and
 ``clans play --save`` write it), a tournament replay file (``replays/game_*.json`` under a
@@ -11,6 +11,8 @@ move as it is made, with the position after it; ``--pause`` waits for Enter afte
 legend of the players' colours, names and VP) and ``final.png``.
 ``--html OUT.html`` writes instead one self-contained web page of the replay (the web viewer's
 board, decision stepping, charts and score sheet) that opens in a browser without a server.
+To step through a game decision by decision on the board, use ``--html`` or ``clans serve``
+(the web viewer: every replay under a folder).
 """
 # The file helpers here (load_game_file, write_record, write_map_png) are shared with clans play.
 from __future__ import annotations
@@ -214,7 +216,7 @@ def run(args) -> int:
 
 def add_replay_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``clans replay`` on an argparse subparsers object."""
-    parser = subparsers.add_parser("replay", help="step through a saved game; map picture per round",
+    parser = subparsers.add_parser("replay", help="a saved game round by round as text; map PNG per round (--out)",
                                    description=for_users(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     parser.set_defaults(func=run)

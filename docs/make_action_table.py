@@ -15,14 +15,13 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from tqdm import tqdm
-
 from clans_env import Game, GameConfig
 from clans_env.encoding import ObservationEncoder
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
 from clans_env.engine.game import atomic_write_text
 from clans_env.engine.state import DECISION_KINDS
+from training.progress import Progress
 
 OUT = Path(__file__).resolve().parent / "action-space.md"
 
@@ -122,14 +121,16 @@ def observed_sections(games: int, seed: int = 0) -> dict:
               dict(num_players=1), dict(num_players=2, industria=True), dict(num_players=4, industria=True)]
     seen = defaultdict(set)
     rng = random.Random(seed)
-    for i in tqdm(range(games), desc="random games", unit="game"):
-        g = Game(GameConfig(seed=seed + i, **setups[i % len(setups)]))
-        while not g.is_terminal():
-            legal = g.legal_actions()
-            kind = g.decision_kind
-            for a in legal:
-                seen[kind].add(A.section_of(a)[0])
-            g.apply(legal[rng.randrange(len(legal))])
+    with Progress(games, "random games", "games") as bar:
+        for i in range(games):
+            g = Game(GameConfig(seed=seed + i, **setups[i % len(setups)]))
+            while not g.is_terminal():
+                legal = g.legal_actions()
+                kind = g.decision_kind
+                for a in legal:
+                    seen[kind].add(A.section_of(a)[0])
+                g.apply(legal[rng.randrange(len(legal))])
+            bar.update()
     return seen
 
 

@@ -21,22 +21,28 @@ def build_config(num_players: int = 2, env_runners: int = 1, tiny: bool = False,
     """RLlib ``PPOConfig`` for self-play on our environment with the action-masking module.
 
     tiny: a batch of a few hundred steps and a small network (the test / smoke size).
-    batch: env steps per training iteration (default 4000; tiny: 256)."""
+    batch: env steps per training iteration (default 4000; tiny: 256).
+    Connects to Ray first (``ray_backend.init()``: a local Ray unless one is running or RAY_ADDRESS
+    is set) to size the EnvRunners: each asks for 1 CPU, or a share of a local Ray's CPUs when there
+    are more runners than CPUs (with a warning; ``ray_backend.actor_cpus``)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
     from clans_env.interop.rllib import ENV_NAME, register, shared_policy
+    from training import ray_backend
 
     register()
+    ray_backend.init()
+    runner_cpus = ray_backend.actor_cpus(env_runners, "RLlib EnvRunners")
     batch = batch or (256 if tiny else 4000)
     hidden = [16] if tiny else list(hidden)
     return (
         PPOConfig()
         # RLlib's env pre-check steps random (illegal) actions: it would only print warnings here
         .environment(ENV_NAME, env_config={"num_players": num_players, "reward": "win"}, disable_env_checking=True)
-        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1,
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1, num_cpus_per_env_runner=runner_cpus,
                      rollout_fragment_length="auto", sample_timeout_s=300)
         .multi_agent(policies={"shared"}, policy_mapping_fn=shared_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={

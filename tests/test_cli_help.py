@@ -39,3 +39,15 @@ def test_help_texts_carry_no_developer_notes():
         for m in DEVELOPER_NOTES.finditer(text):
             found.append(f"{' '.join(path)}: ...{text[max(0, m.start() - 40):m.end() + 20]!r}...")
     assert not found, "developer notes in --help:\n" + "\n".join(found)
+
+
+def test_replay_help_does_not_promise_stepping_that_out_does_not_do():
+    """`clans replay --out` prints each round as text and writes a PNG per round; the help says
+    that, and names --html / clans serve for stepping through a game decision by decision."""
+    top = build_parser()
+    parser = dict(_all_parsers(top))[("clans", "replay")]
+    commands = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    summary = next(c.help for c in commands._choices_actions if c.dest == "replay").lower()
+    assert "step" not in summary and "text" in summary and "png" in summary, summary
+    text = " ".join(parser.format_help().split())
+    assert "--html or clans serve" in text and "step through a saved game" not in text

@@ -145,12 +145,34 @@ def test_rllib_env_renames_observations_and_plays_a_game():
     assert sorted(rewards.values()) == [-1.0, 1.0]
 
 
-def test_rllib_ppo_example_trains_one_iteration():
-    """examples/rllib_ppo.py: RLlib's PPO with ActionMaskingTorchRLModule, one iteration at the
-    tiny size on 2-player games, one EnvRunner actor."""
+def _rllib_example():
     spec = importlib.util.spec_from_file_location("rllib_ppo_example", ROOT / "examples" / "rllib_ppo.py")
     example = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = example
     spec.loader.exec_module(example)
-    rows = example.train(iterations=1, env_runners=1, tiny=True, verbose=False)
+    return example
+
+
+def test_rllib_ppo_example_trains_one_iteration():
+    """examples/rllib_ppo.py: RLlib's PPO with ActionMaskingTorchRLModule, one iteration at the
+    tiny size on 2-player games, one EnvRunner actor."""
+    rows = _rllib_example().train(iterations=1, env_runners=1, tiny=True, verbose=False)
     assert len(rows) == 1 and rows[0]["env_steps"] >= 256
+
+
+def test_more_runners_than_ray_cpus_warn_and_share_a_local_ray(monkeypatch):
+    """A first-hour stumble: docs/ray.md's `build_config(num_players=2, env_runners=4)` waited
+    silently for ever on a 2-CPU machine (4 EnvRunners asking for 1 CPU each). Actors asking for
+    more CPUs than Ray has (ray.cluster_resources()) now warn; on a local Ray they share its CPUs
+    (4 x 0.5 here), so the snippet starts; on a cluster they keep 1 CPU (nodes may join)."""
+    import warnings
+    monkeypatch.setattr(ray_backend, "_local_ray", True)      # this module's Ray: local, 2 CPUs
+    with pytest.warns(UserWarning, match=r"4 RLlib EnvRunners ask for 4 CPUs but Ray has 2: .* 0\.5 CPU"):
+        config = _rllib_example().build_config(num_players=2, env_runners=4)
+    assert config.num_env_runners == 4 and config.num_cpus_per_env_runner == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _rllib_example().build_config(env_runners=2).num_cpus_per_env_runner == 1
+    monkeypatch.setattr(ray_backend, "_local_ray", False)     # a cluster: nodes may join, so no sharing
+    with pytest.warns(UserWarning, match=r"3 actors ask for 3 CPUs but Ray has 2: they start only if nodes join"):
+        assert ray_backend.actor_cpus(3, "actors") == 1.0

@@ -29,3 +29,35 @@ def test_ci_runs_the_readme_test_command():
     assert "clans tournament" in main_job
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert tests in ci, f"CI must run the README's test command:\n{tests}"
+
+
+def _commented_commands(readme: str) -> dict[str, str]:
+    """Each command of the README's bash blocks with its comment (a comment-only line continues
+    the comment of the command above it)."""
+    out: dict[str, str] = {}
+    last = None
+    for block in readme.split("```bash\n")[1:]:
+        for line in block.split("```", 1)[0].splitlines():
+            command, _, comment = line.partition("#")
+            if command.strip():
+                last = command.strip()
+                out[last] = comment.strip()
+            elif last is not None and comment.strip():
+                out[last] += " " + comment.strip()
+    return out
+
+
+def test_readme_says_what_clans_replay_out_writes_and_where_to_step():
+    """A first-hour stumble: the README said `clans replay ... --out` steps through a game; it prints
+    a text summary of each round and writes a map PNG per round. Stepping through a game is the
+    web page (`--html`) or the web viewer (`clans serve`), and the README says so."""
+    commands = _commented_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    out = [c for c in commands if c.startswith("clans replay") and " --out " in f"{c} "]
+    assert out, "the README shows `clans replay ... --out`"
+    for c in out:
+        said = commands[c].lower()
+        assert "step" not in said, f"`{c}` does not step through a game: {commands[c]!r}"
+        assert "text" in said and "png" in said and "round" in said, commands[c]
+    steppers = [c for c, said in commands.items() if "step through" in said.lower()]
+    assert any(c.startswith("clans replay") and "--html" in c for c in steppers), steppers
+    assert any(c.startswith("clans serve") for c in steppers), steppers

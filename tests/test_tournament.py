@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -130,6 +131,22 @@ def test_cli_tournament(tmp_path, capsys):
     assert (out / "results.json").exists() and (out / "ratings.png").exists()
     assert main(["tournament", "random"]) == 2
     assert main(["tournament", "random", "nonsense"]) == 2
+
+
+def test_too_few_agents_for_the_players_says_how_to_seat_copies(tmp_path, capsys):
+    """A first-hour stumble: `clans tournament random heuristic --players 3` said it needs 3 agents
+    but not how to get them. The error names the way (an agent listed twice), and the command it
+    suggests runs."""
+    from clans_cli.main import main
+    for mode in ("round-robin", "gauntlet"):
+        assert main(["tournament", "random", "heuristic", "--players", "3", "--mode", mode]) == 2
+        err = capsys.readouterr().err
+        suggested = re.search(r"e\.g\. (clans tournament [^(\n]*?)(?: \(|$)", err.strip())
+        assert suggested, err
+        argv = suggested.group(1).split()[1:]
+        assert argv[:4] == ["tournament", "random", "heuristic", "heuristic"] and "--players" in argv, argv
+        assert main([*argv, "--max-games", "1", "--workers", "1", "--no-progress",
+                     "--out", str(tmp_path / mode)]) == 0
 
 
 def test_cli_benchmarks_print_games_and_intervals(capsys):

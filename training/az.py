@@ -55,6 +55,7 @@ from .evaluate import summarize
 from .loop import TrainingLoop, append_log_line, write_point
 from .ppo import (_fsync_dir, _optimizer_to, atomic_torch_save, encoder_info, export_model, learner_device,
                   remove_leftovers)
+from .progress import Progress
 from .selfplay import LEARNER, GameResult, GameSpec, make_encoder
 
 CHECKPOINT_NAME = "checkpoint.pt"
@@ -709,7 +710,7 @@ class AZTrainer(TrainingLoop):
         w.flush()
 
     # ---- the loop (training.loop.TrainingLoop) --------------------------------------------------------
-    step_name, progress_unit, progress_desc = "iteration", "it", "az"
+    step_name, progress_unit, progress_desc = "iteration", "iterations", "az"
 
     def train(self, max_iterations: int | None = None, max_seconds: float | None = None) -> dict:
         """Iterate until ``iterations`` (or ``max_iterations`` more / ``max_seconds``), evaluating and
@@ -723,9 +724,8 @@ class AZTrainer(TrainingLoop):
         return self.iteration, self.config.iterations
 
     def _one_step(self, bar) -> dict:
-        from tqdm.auto import tqdm
-        games_bar = tqdm(total=self.config.games_per_iteration, unit="game", leave=False, disable=not self.progress,
-                         dynamic_ncols=True, desc=f"self-play {self.iteration + 1}")
+        games_bar = Progress(self.config.games_per_iteration, f"self-play {self.iteration + 1}", "games",
+                             enabled=self.progress, leave=False)
         try:
             row = self.train_step(progress=games_bar.update)
         finally:

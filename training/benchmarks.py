@@ -18,8 +18,9 @@ from concurrent.futures import ProcessPoolExecutor
 
 from clans_env.engine import Game, GameConfig
 
+from .progress import Progress
 from .ratings import mean_interval, wilson_interval
-from .tournament import _derive_seed, _progress_bar, play_game, run_tournament
+from .tournament import _derive_seed, play_game, run_tournament
 
 
 # ------------------------------------------------------------------------------------------------
@@ -109,16 +110,16 @@ def solo(spec: str, games: int, seed: int = 0, workers: int = 2, progress: bool 
         raise ValueError(f"the solo game is not available in this engine ({type(e).__name__}: {e})") from None
     jobs = [(spec, _derive_seed(seed, i, 1), _derive_seed(seed, i, 2)) for i in range(games)]
     out = []
-    with _progress_bar(games, progress, "solo games") as advance:
+    with Progress(games, "solo games", "games", enabled=progress) as bar:
         if workers <= 1:
             for j in jobs:
                 out.append(_solo_job(j))
-                advance(spec)
+                bar.update(text=spec)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for r in pool.map(_solo_job, jobs):
                     out.append(r)
-                    advance(spec)
+                    bar.update(text=spec)
     totals = [t for t, _, _ in out]
     bands: dict[str, int] = {}
     for _, band, _ in out:
@@ -219,16 +220,16 @@ def vs_openspiel(games: int, sims: int = 100, seed: int = 0, workers: int = 2, p
         deal = i // 2
         jobs.append((i, sims, i % 2, _derive_seed(seed, deal) % 1000, seed, uct_c_ours, uct_c_theirs, config))
     results = []
-    with _progress_bar(games, progress, f"vs OpenSpiel ({config})") as advance:
+    with Progress(games, f"vs OpenSpiel ({config})", "games", enabled=progress) as bar:
         if workers <= 1:
             for j in jobs:
                 results.append(_openspiel_game_job(j))
-                advance("ours vs OpenSpiel MCTSBot")
+                bar.update(text="ours vs OpenSpiel MCTSBot")
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for r in pool.map(_openspiel_game_job, jobs):
                     results.append(r)
-                    advance("ours vs OpenSpiel MCTSBot")
+                    bar.update(text="ours vs OpenSpiel MCTSBot")
     wins = sum(1.0 if r["our_return"] > 0 else (0.5 if r["our_return"] == 0 else 0.0) for r in results)
     lo, hi = wilson_interval(wins, len(results))
     ours_rate = sum(r["searches_ours"] for r in results) * sims / max(sum(r["time_ours"] for r in results), 1e-9)

@@ -36,13 +36,13 @@ import json
 import math
 import platform
 import re
-import sys
 import time
 import tomllib
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .progress import say as progress_say
 from .ratings import Z95, mean_interval, wilson_interval
 
 #: where the shipped ladder definitions live
@@ -551,7 +551,7 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
         if f not in lad.formats:
             raise ValueError(f"ladder {lad.id} has no format {f!r}; its formats: {', '.join(lad.formats)}")
     if say is None:
-        say = (lambda text: print(text, file=sys.stderr, flush=True)) if progress else (lambda text: None)
+        say = progress_say if progress else (lambda text: None)
     if out_dir is not None:
         out_dir = Path(out_dir)
     res = LadderResult(ladder={"name": lad.name, "version": lad.version, "id": lad.id, "sha256": lad.sha256,

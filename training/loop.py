@@ -19,6 +19,8 @@ import signal
 import time
 from pathlib import Path
 
+from .progress import Progress
+
 _write_points = 0
 
 
@@ -57,7 +59,7 @@ class TrainingLoop:
     #: the word for one step, in the progress bar's description and the interrupt message
     step_name = "step"
     #: the progress bar's unit and label
-    progress_unit = "step"
+    progress_unit = "steps"
     progress_desc = "train"
     progress: bool
 
@@ -75,7 +77,8 @@ class TrainingLoop:
         return self.config.eval_every, self.config.checkpoint_every
 
     def _one_step(self, bar) -> dict:
-        """Take one step (updating ``bar`` as it goes) and return its log row."""
+        """Take one step (updating ``bar``, a ``training.progress.Progress``, as it goes) and return its log
+        row."""
         raise NotImplementedError
 
     def _postfix(self, row: dict) -> dict:
@@ -109,14 +112,11 @@ class TrainingLoop:
         """Step until the run's end (or ``max_steps`` more steps / ``max_seconds``), evaluating and
         checkpointing on schedule and at the end; on Ctrl-C write a checkpoint (unless mid-step)
         and re-raise. Returns the last evaluation."""
-        from tqdm.auto import tqdm
-
         start = time.perf_counter()
         steps_here = 0
         last_eval: dict = {}
         now, total = self._progress_now_and_total()
-        bar = tqdm(total=total, initial=min(now, total), unit=self.progress_unit, disable=not self.progress,
-                   dynamic_ncols=True, desc=self.progress_desc)
+        bar = Progress(total, self.progress_desc, self.progress_unit, enabled=self.progress, initial=min(now, total))
         postfix: dict = {}
         eval_every, checkpoint_every = self._schedule()
         try:
@@ -135,7 +135,7 @@ class TrainingLoop:
                     last_eval = self._eval_and_log()
                     for opp, res in last_eval.items():
                         postfix[f"vs_{opp.split(':')[0][:6]}"] = f"{res['win_rate']:.2f}"
-                bar.set_postfix(postfix)
+                bar.set_text(", ".join(f"{k}={v}" for k, v in postfix.items()))
                 if done % checkpoint_every == 0 or finished:
                     self.save()
             if steps_here and self._steps_done() % eval_every != 0 and self._progress_now_and_total()[0] < total:

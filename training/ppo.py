@@ -571,7 +571,7 @@ class PPOTrainer(TrainingLoop):
         return results
 
     # ---- the loop (training.loop.TrainingLoop) --------------------------------------------------------
-    step_name, progress_unit, progress_desc = "update", "step", "ppo"
+    step_name, progress_unit, progress_desc = "update", "steps", "ppo"
 
     def train(self, max_updates: int | None = None, max_seconds: float | None = None) -> dict:
         """Run updates until ``total_steps`` (or ``max_updates`` more updates / ``max_seconds``);

@@ -21,13 +21,20 @@ the install command.
 """
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 INSTALL_HINT = ('Ray is not installed: install the optional extra with  pip install -e ".[ray]"  '
                 '(or pip install "ray[default,rllib]>=2.40")')
+
+
+#: True once ``init`` started a local Ray of this process's own, False once it connected to a cluster,
+#: None when Ray was started elsewhere (``ray.init`` called directly)
+_local_ray: bool | None = None
 
 
 class RayUnavailable(RuntimeError):
@@ -57,6 +64,7 @@ def init(address: str | None = None, num_cpus: int | None = None, **kwargs):
     Ray with ``num_cpus`` CPUs (default: all) and no dashboard (even if a ``ray start`` cluster runs
     on this machine: reach that one with ``address="auto"``). Returns the ``ray`` module; a second
     call in the same process reuses the running connection."""
+    global _local_ray
     ray = require_ray()
     if ray.is_initialized():
         return ray
@@ -75,23 +83,51 @@ def init(address: str | None = None, num_cpus: int | None = None, **kwargs):
                                   "token authentication (`ray start` enables it by default since Ray 2.5x), set "
                                   "RAY_AUTH_MODE=token and make its token available (~/.ray/auth_token or "
                                   "RAY_AUTH_TOKEN); see docs/ray.md") from e
+        _local_ray = False
     else:
         # "local": always a new Ray of this process's own, never a `ray start` cluster found on the machine
         ray.init(address="local", num_cpus=num_cpus, **kwargs)
+        _local_ray = True
     return ray
 
 
 def shutdown() -> None:
     """Disconnect (and stop a local Ray that ``init`` started)."""
+    global _local_ray
     ray = require_ray()
     if ray.is_initialized():
         ray.shutdown()
+    _local_ray = None
 
 
 def cluster_cpus() -> int:
     """CPUs the connected Ray reports (at least 1)."""
     ray = require_ray()
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def actor_cpus(n: int, what: str, cpus_each: float = 1.0) -> float:
+    """The CPUs each of ``n`` long-lived actors (``what``, e.g. "RLlib EnvRunners") should ask the
+    connected Ray for: ``cpus_each`` when all of them fit its CPUs (``ray.cluster_resources()``).
+
+    Actors that do not fit wait for CPUs without a word from Ray, for ever on a Ray that no node
+    joins. So when they do not fit this warns, and on a local Ray that ``init`` started (no node
+    will join) it returns an equal share of its CPUs instead, so that all of them start and share
+    the cores; on a cluster it keeps ``cpus_each`` (an autoscaling cluster adds nodes for them)."""
+    ray = require_ray()
+    total = float(ray.cluster_resources().get("CPU", 0.0))
+    wanted = n * cpus_each
+    if n <= 0 or wanted <= total:
+        return cpus_each
+    if _local_ray:
+        share = math.floor(total / n * 10_000) / 10_000          # Ray counts resources in 1/10000ths
+        warnings.warn(f"{n} {what} ask for {wanted:g} CPUs but Ray has {total:g}: on this local Ray each asks for "
+                      f"{share:g} CPU instead, so that all of them start and share the cores (at most "
+                      f"{int(total // cpus_each)} of them run at full speed)", stacklevel=2)
+        return share
+    warnings.warn(f"{n} {what} ask for {wanted:g} CPUs but Ray has {total:g}: they start only if nodes join (an "
+                  "autoscaling cluster); on a fixed Ray they wait for ever, so ask for fewer", stacklevel=2)
+    return cpus_each
 
 
 # ------------------------------------------------------------------------------------------------
@@ -215,17 +251,11 @@ class RayWorkerPool:
         from .selfplay import heuristic_available
 
         self.ray = init(address)
-        actor = self.ray.remote(num_cpus=cpus_per_worker)(_Collector)
         have_heuristic = heuristic_available()
         n = workers or config.workers
         if not 1 <= n <= config.num_envs:
             raise ValueError(f"Ray collectors must be between 1 and num_envs ({config.num_envs}); got {n}")
-        total = self.ray.cluster_resources().get("CPU", 0.0)
-        if total < n * cpus_per_worker:
-            import warnings
-            warnings.warn(f"{n} Ray collectors ask for {n * cpus_per_worker:g} CPUs but the cluster has {total:g}: they "
-                          "start only if nodes join (an autoscaling cluster); on a fixed Ray this waits forever, so "
-                          "lower --workers", stacklevel=2)
+        actor = self.ray.remote(num_cpus=actor_cpus(n, "Ray collectors (--workers)", cpus_per_worker))(_Collector)
         self.actors = [actor.remote(config.to_dict(), arch, have_heuristic, 1) for _ in range(n)]
         self.ray.get([a.ping.remote() for a in self.actors])        # fail here, not mid-update
 

@@ -40,7 +40,6 @@ import math
 import multiprocessing as mp
 import os
 import signal
-import sys
 import threading
 import time
 import traceback
@@ -52,6 +51,7 @@ from pathlib import Path
 from clans_env.engine import Game, GameConfig, IllegalActionError
 from clans_env.engine.game import atomic_write_text
 
+from .progress import Progress, say
 from .ratings import RatingTable, mean_interval, wilson_interval
 
 MODES = ("round-robin", "gauntlet")
@@ -155,15 +155,21 @@ def schedule(num_agents: int, num_players: int, mode: str, games_per_pairing: in
         raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
     if num_agents < 2:
         raise ValueError(f"a tournament needs at least 2 agents (got {num_agents})")
+    # both modes seat num_players different agents in a game; a spec listed twice counts as two
+    copies = " ".join(["heuristic"] * (num_players - 1))
     if mode == "round-robin":
         if num_agents < num_players:
             raise ValueError(f"round-robin with {num_players} players per game needs at least {num_players} agents "
-                             f"(got {num_agents})")
+                             f"(got {num_agents}): list an agent more than once to seat copies of it, e.g. "
+                             f"clans tournament random {copies} --players {num_players} (in Python: the same spec "
+                             f"twice in the list)")
         lineups = [list(c) for c in itertools.combinations(range(num_agents), num_players)]
     else:
         if num_agents - 1 < num_players - 1:
             raise ValueError(f"a gauntlet with {num_players} players per game needs at least {num_players - 1} "
-                             f"opponents after the challenger (got {num_agents - 1})")
+                             f"opponents after the challenger (got {num_agents - 1}): list an opponent more than "
+                             f"once to seat copies of it, e.g. clans tournament random {copies} --players "
+                             f"{num_players} --mode gauntlet")
         lineups = [[0, *c] for c in itertools.combinations(range(1, num_agents), num_players - 1)]
     blocks = max(1, math.ceil(games_per_pairing / num_players))
     out = []
@@ -479,7 +485,7 @@ def run_tournament(agent_specs, num_players: int = 2, games_per_pairing: int = 2
 
 def _say(text: str, progress: bool) -> None:
     """A line on stderr (above the progress bar when it is shown)."""
-    print(text, file=sys.stderr, flush=True)
+    say(text)
 
 
 class _IncrementalSaver:
@@ -542,24 +548,23 @@ def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> 
 # running the games: in this process, or in worker processes watched for hangs and deaths
 def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = None, executor=None):
     """Yield a GameResult per job as games finish (a failed game is a result too)."""
-    bar = _progress_bar(len(jobs), progress)
     tally = {n: 0.0 for n in names}
     for r in (done or {}).values():
         _leader_text(tally, r)
-    with bar as (advance):
+    with Progress(len(jobs), "tournament", "games", enabled=progress) as bar:
         if executor is not None:
             for r in executor(run_job, jobs):
-                advance(_leader_text(tally, r))
+                bar.update(text=_leader_text(tally, r))
                 yield r
         elif workers <= 1 or len(jobs) <= 1:
             for job in jobs:
                 r = run_job(job)
-                advance(_leader_text(tally, r))
+                bar.update(text=_leader_text(tally, r))
                 yield r
         else:
             with _WorkerPool(min(workers, len(jobs))) as pool:
                 for r in pool.run(jobs):
-                    advance(_leader_text(tally, r))
+                    bar.update(text=_leader_text(tally, r))
                     yield r
 
 
@@ -676,35 +681,6 @@ def _leader_text(tally: dict, r: GameResult) -> str:
         tally[name] += share
     leader = max(tally, key=tally.get)
     return f"leader: {leader} ({tally[leader]:g} wins)"
-
-
-class _progress_bar:
-    """A rich progress bar (games done, elapsed, remaining) that tolerates progress=False."""
-
-    def __init__(self, total: int, enabled: bool, label: str = "tournament"):
-        self.total = total
-        self.enabled = enabled
-        self.label = label
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda text=None: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-            TimeRemainingColumn
-        self._p = Progress(TextColumn(f"[bold]{self.label}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                           TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                           TextColumn("{task.description}"))
-        self._p.__enter__()
-        self._task = self._p.add_task("", total=self.total)
-
-        def advance(text=None):
-            self._p.update(self._task, advance=1, description=text or "")
-        return advance
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self._p.__exit__(*exc)
-        return False
 
 
 # ------------------------------------------------------------------------------------------------

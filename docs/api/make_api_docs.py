@@ -279,7 +279,8 @@ def engine_page() -> str:
         "## Saving and replaying", "",
         "- `g.record()` -> `{\"config\": ..., \"actions\": [...]}`; `Game.replay(config, actions)` rebuilds the game "
         "exactly (the seed fixes every chance event). `clans play --save` and tournament replay files hold such "
-        "records; `clans replay FILE` steps through them.",
+        "records; `clans replay FILE` prints them round by round (`--out`: a map PNG per round), `clans replay FILE "
+        "--html` and `clans serve` step through them decision by decision.",
         "- `g.save(path)` / `Game.load(path)` (`to_json` / `from_json`) keep the complete state, versioned, "
         "written atomically (`clans_env.engine.game.atomic_write_text`: temporary file, fsync, rename).",
         "- Loading accepts only a state the rules can reach (`clans_env/engine/saves.py`), in four steps: (1) JSON "
