@@ -176,6 +176,27 @@ def test_a_citation_missing_from_the_index_is_reported(tmp_path, monkeypatch):
     assert sorted(unknown_citations()) == ["fake.py: R13.99", "fake.py: T99"]
 
 
+def _anchors(text: str) -> set[str]:
+    """Explicit ``<a id>`` anchors and GitHub's heading slugs of a markdown text."""
+    out = set(re.findall(r'<a id="([^"]+)"></a>', text))
+    for h in re.findall(r"^#+ (.*)$", text, re.M):
+        h = re.sub(r"<[^>]+>", "", h).strip().lower()
+        out.add(re.sub(r"[^\w\- ]", "", h).replace(" ", "-"))
+    return out
+
+
+def test_links_to_index_entries_resolve():
+    """Links inside the index, and from the docs into it (``rules-index.md#r18-mi1``), name real anchors."""
+    anchors = _anchors(INDEX.read_text(encoding="utf-8"))
+    bad = [f"docs/rules-index.md: #{a}" for a in re.findall(r"\]\(#([^)]+)\)", INDEX.read_text(encoding="utf-8"))
+           if a not in anchors]
+    for f in scanned_files(("README.md", "docs"), {".md"}):
+        for a in re.findall(r"rules-index\.md#([\w\-]+)", f.read_text(encoding="utf-8")):
+            if a not in anchors:
+                bad.append(f"{f.relative_to(ROOT)}: #{a}")
+    assert not bad, "\n".join(bad)
+
+
 def test_no_file_sends_readers_to_the_reference_notes_outside_the_repository():
     hits = []
     for f in scanned_files(LEAK_SCANNED, SUFFIXES | {".ipynb", ".cfg", ".yml", ".yaml", ".json"}):
