@@ -24,9 +24,9 @@ NOT_SCANNED = {INDEX, Path(__file__).resolve()}
 # ---- citation forms (see the index's "Id schemes") -------------------------------------------------------
 _START = r"(?<![\w.\-])"                       # not inside a word, a dotted name or a range's tail
 _END = r"(?![\w*]|\.\w)"                       # not followed by more word, a wildcard, or ".<word>" (A3.4, A1.toml)
-_R_PART = r"(?:\d{1,2}|[A-Z]{1,2}\d{0,2})"
-R_ID = re.compile(_START + r"R(\d{1,2})(?:\.(" + _R_PART + r"))?(?![\w]|\.\w)"
-                  r"(?:-(?:R\1\.)?(" + _R_PART + r")\b)?")
+# any R<n>(.<part>)* is read whole, so an unknown spelling (R13.26.16) fails instead of passing unseen
+R_ID = re.compile(r"(?<![\w.])R(\d{1,2})((?:\.[A-Za-z0-9]+)*)(?![\w])"
+                  r"(?:-(?:R\1\.)?((?!R)[A-Z]{0,2}\d{1,2})\b)?")
 SIMPLE = {                                      # one letter (or C-<clan>) and a number
     "Q": re.compile(_START + r"(Q)(\d+)" + _END),
     "M": re.compile(_START + r"(M)(\d+)" + _END),
@@ -67,16 +67,16 @@ def cited_ids(text: str) -> set[str]:
     text = MAP_SIDES.sub(" ", QUOTED_LABEL.sub(" ", text))
     out: set[str] = set()
     for m in R_ID.finditer(text):
-        sec, part, tail = m.group(1), m.group(2), m.group(3)
-        if part is None:
+        sec, parts, tail = m.group(1), m.group(2), m.group(3)
+        if not parts:
             out.add(f"R{sec}")
             continue
-        head = re.match(r"([A-Z]*)(\d*)$", part)
-        letters, num = head.group(1), head.group(2)
-        if tail is not None and num and re.match(rf"{letters}\d+$", tail):
-            out.update(_expand(f"R{sec}.{letters}", num, tail[len(letters):]))
+        head = re.fullmatch(r"\.([A-Z]*)(\d*)", parts)
+        if head and tail is not None and head.group(2) and re.fullmatch(head.group(1) + r"\d+", tail):
+            letters = head.group(1)
+            out.update(_expand(f"R{sec}.{letters}", head.group(2), tail[len(letters):]))
         else:
-            out.add(f"R{sec}.{part}")
+            out.add(f"R{sec}{parts}")
     for key, rx in SIMPLE.items():
         for m in rx.finditer(text):
             tail = RANGE_TAIL.match(text, m.end())
@@ -129,6 +129,8 @@ def unknown_citations() -> list[str]:
 @pytest.mark.parametrize("text, ids", [
     ("R13.26 and R18.MI1 (R4; R18.MF*)", {"R13.26", "R18.MI1", "R4", "R18.MF"}),
     ("rules R18.S4-S6 and R13.2-R13.4", {"R18.S4", "R18.S5", "R18.S6", "R13.2", "R13.3", "R13.4"}),
+    ("R13.26.16 is no index spelling; R12.10-R12.11.", {"R13.26.16", "R12.10", "R12.11"}),
+    ("the Train rules R1.8-R17.5", {"R1.8", "R17.5"}),
     ("readings A14-A16, Q23 (M1/M2), C-S5, T13, I7, B8", {"A14", "A15", "A16", "Q23", "M1", "M2", "C-S5",
                                                          "T13", "I7", "B8"}),
     ("(A579-A581) automa §6.3 / §4, op 3-5", {"A579", "A580", "A581", "§6.3", "§4", "op 3", "op 4", "op 5"}),
