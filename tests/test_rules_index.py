@@ -36,7 +36,7 @@ SIMPLE = {                                      # one letter (or C-<clan>) and a
     "A": re.compile(_START + r"(A)(\d+)" + _END),
     "C-": re.compile(r"(?<![\w\-])(C-[A-Z]{1,2})(\d+)" + _END),
 }
-RANGE_TAIL = re.compile(r"-(?:[A-Z]-?[A-Z]?)?(\d+)\b")     # "-A18", "-T17", "-C-S6" after a simple id
+RANGE_TAIL = re.compile(r"-(?:[A-Z](?:-[A-Z]{1,2})?)?(\d+)\b")   # "-A18", "-T17", "-C-MF4" after a simple id
 SECTION = re.compile(r"§\s?(\d+(?:\.\d+)?)")
 OPEN_POINT = re.compile(r"\bop (\d+)(?:-(\d+))?\b")
 BASE_ENTRY = re.compile(r"\b(?:CoC-RI ?|base entry )(\d+)\b")
@@ -77,13 +77,13 @@ def cited_ids(text: str) -> set[str]:
             out.update(_expand(f"R{sec}.{letters}", head.group(2), tail[len(letters):]))
         else:
             out.add(f"R{sec}{parts}")
-    for key, rx in SIMPLE.items():
+    for rx in SIMPLE.values():
         for m in rx.finditer(text):
             tail = RANGE_TAIL.match(text, m.end())
             out.update(_expand(m.group(1), m.group(2), tail.group(1) if tail else None))
     out.update("§" + m.group(1) for m in SECTION.finditer(text))
     for m in OPEN_POINT.finditer(text):
-        out.update("op " + n.split("op")[-1] for n in _expand("op", m.group(1), m.group(2)))
+        out.update(_expand("op ", m.group(1), m.group(2)))
     out.update(f"CoC-RI {m.group(1)}" for m in BASE_ENTRY.finditer(text))
     out.update(f"clans entry {m.group(1)}" for m in CLANS_ENTRY.finditer(text))
     return out
@@ -131,8 +131,8 @@ def unknown_citations() -> list[str]:
     ("rules R18.S4-S6 and R13.2-R13.4", {"R18.S4", "R18.S5", "R18.S6", "R13.2", "R13.3", "R13.4"}),
     ("R13.26.16 is no index spelling; R12.10-R12.11.", {"R13.26.16", "R12.10", "R12.11"}),
     ("the Train rules R1.8-R17.5", {"R1.8", "R17.5"}),
-    ("readings A14-A16, Q23 (M1/M2), C-S5, T13, I7, B8", {"A14", "A15", "A16", "Q23", "M1", "M2", "C-S5",
-                                                         "T13", "I7", "B8"}),
+    ("readings A14-A16, Q23 (M1/M2), C-S5, T13, I7, B8, C-MF2-C-MF3", {"A14", "A15", "A16", "Q23", "M1", "M2", "C-S5",
+                                                         "T13", "I7", "B8", "C-MF2", "C-MF3"}),
     ("(A579-A581) automa §6.3 / §4, op 3-5", {"A579", "A580", "A581", "§6.3", "§4", "op 3", "op 4", "op 5"}),
     ('CoC-RI 7, base entry 2, clans entry 8', {"CoC-RI 7", "CoC-RI 2", "clans entry 8"}),
 ])
