@@ -27,15 +27,8 @@ _END = r"(?![\w*]|\.\w)"                       # not followed by more word, a wi
 # any R<n>(.<part>)* is read whole, so an unknown spelling (R13.26.16) fails instead of passing unseen
 R_ID = re.compile(r"(?<![\w.])R(\d{1,2})((?:\.[A-Za-z0-9]+)*)(?![\w])"
                   r"(?:-(?:R\1\.)?((?!R)[A-Z]{0,2}\d{1,2})\b)?")
-SIMPLE = {                                      # one letter (or C-<clan>) and a number
-    "Q": re.compile(_START + r"(Q)(\d+)" + _END),
-    "M": re.compile(_START + r"(M)(\d+)" + _END),
-    "I": re.compile(_START + r"(I)(\d+)" + _END),
-    "B": re.compile(_START + r"(B)(\d+)" + _END),
-    "T": re.compile(_START + r"(T)(\d+)" + _END),
-    "A": re.compile(_START + r"(A)(\d+)" + _END),
-    "C-": re.compile(r"(?<![\w\-])(C-[A-Z]{1,2})(\d+)" + _END),
-}
+# one letter, or C-<clan code>, and a number: Q, M, I, B, T, A and C- ids
+SIMPLE = re.compile(_START + r"([QMIBTA]|C-[A-Z]{1,2})(\d+)" + _END)
 RANGE_TAIL = re.compile(r"-(?:[A-Z](?:-[A-Z]{1,2})?)?(\d+)\b")   # "-A18", "-T17", "-C-MF4" after a simple id
 SECTION = re.compile(r"§\s?(\d+(?:\.\d+)?)")
 OPEN_POINT = re.compile(r"\bop (\d+)(?:-(\d+))?\b")
@@ -77,10 +70,9 @@ def cited_ids(text: str) -> set[str]:
             out.update(_expand(f"R{sec}.{letters}", head.group(2), tail[len(letters):]))
         else:
             out.add(f"R{sec}{parts}")
-    for rx in SIMPLE.values():
-        for m in rx.finditer(text):
-            tail = RANGE_TAIL.match(text, m.end())
-            out.update(_expand(m.group(1), m.group(2), tail.group(1) if tail else None))
+    for m in SIMPLE.finditer(text):
+        tail = RANGE_TAIL.match(text, m.end())
+        out.update(_expand(m.group(1), m.group(2), tail.group(1) if tail else None))
     out.update("§" + m.group(1) for m in SECTION.finditer(text))
     for m in OPEN_POINT.finditer(text):
         out.update(_expand("op ", m.group(1), m.group(2)))
