@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=int, default=1, help="check the invariants every N actions (default 1)")
-    ap.add_argument("--trains", action="store_true", help="every game with the Train module (automa.md §6.3)")
+    ap.add_argument("--trains", action="store_true", help="every game with the Train module (Automa §6.3)")
     args = ap.parse_args(argv)
     from clans_env import Game
     from clans_env.engine.invariants import check_invariants

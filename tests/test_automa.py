@@ -1,4 +1,4 @@
-"""The Automa (issue 20; shared/reference/automa.md, section numbers §; open points "op"; readings in
+"""The Automa (issue 20; docs/rules-index.md, "Automa": section numbers §, open points "op"; readings in
 docs/rules-interpretations.md, "Automa"). Constructed positions drive rules/automa.py directly; random
 games check the whole flow (invariants after every action, save/load, replay)."""
 from __future__ import annotations

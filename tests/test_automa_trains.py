@@ -1,6 +1,6 @@
-"""The Automa with Industria's Train module and the Milestone variants (shared/reference/automa.md §6.3 and
+"""The Automa with Industria's Train module and the Milestone variants (Automa §6.3 and
 §4.3; readings A14-A18 of docs/rules-interpretations.md; the Train rules R1.8-R17.5 of
-shared/reference/industria.md). Code: rules/trains.py (``train_players``), milestones.py, automa.py
+docs/rules-index.md). Code: rules/trains.py (``train_players``), milestones.py, automa.py
 (``train_score_lines``)."""
 from __future__ import annotations
 

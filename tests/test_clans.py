@@ -781,7 +781,7 @@ def test_other_clans_no_trade_money():
 
 # ---- MacEwen (Kickstarter) ---------------------------------------------------------------------------
 def test_macewen_brews_beer_from_hops():
-    """Kickstarter clan MacEwen (components.md): after fulfilling a contract with Hops, brew up
+    """Kickstarter clan MacEwen (components.toml [clans.macewen]): after fulfilling a contract with Hops, brew up
     to one Beer per Hops (max 3), 1 Grain each, £9 per Beer."""
     hop = next(c for c in D.CONTRACTS if c.hops >= 2 and not c.meat)
     g = clan_position("macewen", kickstarter=True, money=0)

@@ -1,6 +1,6 @@
 """Industria clans, part A (issue 13): Douglas, Fraser, Gordon, Mackintosh, MacPherson. Each test names the
-rule of shared/reference/industria.md §1.18 it checks (R18.<clan><n>) and quotes the player aid; readings
-of ambiguous text are the Q-numbers of §3 and docs/rules-interpretations.md ("Industria clans").
+rule of docs/rules-index.md (R18) it checks (R18.<clan><n>) and quotes the player aid; readings
+of ambiguous text are the Q-numbers of docs/rules-index.md and docs/rules-interpretations.md ("Industria clans").
 
 Positions are built like the base rules tests: a real game after setup, the map cleared, units put with
 ``put``, the decision under test reached through the public API."""

@@ -1,6 +1,6 @@
 """Industria clans MacFarlane, MacGregor, MacLeod and Sinclair (issue 13): each ability and each limit
 on a constructed position, driven through the public API. Every test names its rule of
-shared/reference/industria.md §1.18 (R18.MF*, R18.MG*, R18.ML*, R18.S*) and the reading (Q-number)
+docs/rules-index.md (R18.MF*, R18.MG*, R18.ML*, R18.S*) and the reading (Q-number)
 where one was needed; the readings are in docs/rules-interpretations.md, "Industria clans"."""
 from __future__ import annotations
 

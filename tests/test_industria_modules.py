@@ -1,5 +1,5 @@
 """Industria, part 1 (issue 12): the modules that need no second unit on a space. Each test names the
-rule of shared/reference/industria.md it checks (R<section>.<n>) and quotes the player aid.
+rule of docs/rules-index.md it checks (R<section>.<n>) and quotes the player aid.
 
 Positions are built with the helpers of the base rules tests; Farmers markets are put on the map
 with ``put_market`` (the state the placement decision leaves)."""

@@ -1,5 +1,5 @@
 """Industria part 3: the Train module, Milestones and the Milestone variants (rule numbers of
-shared/reference/industria.md; the map is the designed stand-in of data/trains.toml)."""
+docs/rules-index.md; the map is the designed stand-in of data/trains.toml)."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,6 +1,6 @@
 """Tests of the map: the eight stand-in module sides, assembly, validation and rendering.
 
-Spec: /work/shared/reference/components.md, section "Map"; rules: rulebook.md ("Expand",
+Spec: docs/map-design.md ("Design targets"); rules: rulebook.md ("Expand",
 "Shipping", "2 player game") and player-aid-with-industria.md (waterfalls, scoring tiles 5/14).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ EXAMPLES = [("A1", "B1", "C1", "D1"), ("A2", "B2", "C2", "D2"), ("A1", "B2", "C1
 
 
 def test_sixteen_assemblies_all_validate():
-    """components.md, Map: all 16 combinations of sides assemble into one valid map."""
+    """map-design.md: all 16 combinations of sides assemble into one valid map."""
     assert len(ALL) == 16 and len(set(ALL)) == 16
     for sides in ALL:
         board = assemble(sides)
@@ -63,7 +63,7 @@ def test_labels_unique_and_readable():
 
 
 def test_land_cost_and_type_fields():
-    """components.md, Map: land cost printed on every land space, 1-6; lochs/ports have none."""
+    """map-design.md: land cost printed on every land space, 1-6; lochs/ports have none."""
     for sides in EXAMPLES:
         b = assemble(sides)
         for i in range(128):
@@ -148,7 +148,7 @@ def test_hex_grid_shape():
 
 
 def test_river_edges_only_between_land_cells_of_one_module():
-    """components.md, Map: rivers run along edges between land spaces, inside one module."""
+    """map-design.md: rivers run along edges between land spaces, inside one module."""
     for sides in ALL:
         b = assemble(sides)
         assert b.river_edges
@@ -165,7 +165,7 @@ def test_river_edges_only_between_land_cells_of_one_module():
 
 def test_rivers_are_chains_ending_next_to_a_loch_with_deltas_marked():
     """Rulebook (Robertson): a river delta is a space adjacent to a river just flowing into a
-    loch; components.md: each river ends in a loch."""
+    loch; map-design.md: each river ends in a loch."""
     for sides in ALL:
         b = assemble(sides)
         deltas = set()
@@ -189,7 +189,7 @@ def test_rivers_are_chains_ending_next_to_a_loch_with_deltas_marked():
 
 
 def test_rivers_per_side_and_waterfalls():
-    """components.md, Map: 1-2 rivers per side; Industria waterfall = mountain at a river's
+    """map-design.md: 1-2 rivers per side; Industria waterfall = mountain at a river's
     source, adjacent to but not along the river."""
     total_waterfalls = 0
     for name in SIDE_NAMES:
@@ -213,7 +213,7 @@ def test_rivers_per_side_and_waterfalls():
 
 @pytest.mark.parametrize("name", SIDE_NAMES)
 def test_side_design_targets(name):
-    """components.md, Map: 22-24 land, 6-8 loch, cost 1-6 mean ~3.5, ~14 grass / 3 forest /
+    """map-design.md: 22-24 land, 6-8 loch, cost 1-6 mean ~3.5, ~14 grass / 3 forest /
     3 mountain / 3-4 hybrid; 2-3 £1 spaces outside the mist (solo game blocks them)."""
     s = load_side(name)
     assert validate_side(s) == []
@@ -239,7 +239,7 @@ def test_side_non_mist_part_has_worker_land(name):
 
 
 def test_central_loch():
-    """components.md, Map: the inner corners of the four modules form the central loch
+    """map-design.md: the inner corners of the four modules form the central loch
     (Industria scoring tile 14)."""
     for sides in ALL:
         b = assemble(sides)
@@ -410,7 +410,7 @@ def test_river_between_non_adjacent_cells(tmp_path):
 
 
 def test_river_through_loch_or_not_ending_at_loch(tmp_path):
-    """components.md, Map: rivers run between land spaces and end in a loch."""
+    """map-design.md: rivers run between land spaces and end in a loch."""
     text = _side_text().replace("edges = [[[3,3],[4,4]], [[4,4],[3,4]]]",
                                 "edges = [[[3,4],[3,5]]]")
     with pytest.raises(ValueError, match="touches loch cell"):

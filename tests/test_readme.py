@@ -1,5 +1,5 @@
 """The README stays true: its "Rules fidelity" section lists every stand-in value of the data
-files (components.md: "list them in the README's Rules fidelity section"), and CI runs the
+files (the data files keep every stand-in, and the README's Rules fidelity section lists them), and CI runs the
 README's test command (developers' guide, "The README keeps two commands at its top")."""
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def test_sell_receives_price_times_quantity_and_lowers_price():
 
 def test_price_marker_stops_at_the_ends_of_the_track():
     """1. Trade: the marker moves one step per Good but not beyond the last printed step
-    (components.md, Market board)."""
+    (data/components.toml, [market])."""
     g = blank_position(2)
     p = g.current_player
     g.players[p].merchants_stock = 4

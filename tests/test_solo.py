@@ -114,7 +114,7 @@ def test_imports_not_tracked_but_scored_by_own_amounts():
 @pytest.mark.parametrize("step", range(D.PRICE_STEPS))
 def test_price_die_by_bracket(step, die):
     """Additional Phase: Market Phase: low prices rise by the die's absolute value, high prices
-    fall by it, medium prices move exactly as the die shows (brackets: components.md)."""
+    fall by it, medium prices move exactly as the die shows (brackets: components.toml market.solo_brackets)."""
     low, medium, high = D.SOLO_BRACKETS
     change = solo.price_change(step, die)
     if low[0] <= step <= low[1]:
@@ -126,7 +126,7 @@ def test_price_die_by_bracket(step, die):
 
 
 def test_brackets_cover_the_track():
-    """components.md: steps 0-2 low, 3-6 medium, 7-9 high."""
+    """components.toml market.solo_brackets: steps 0-2 low, 3-6 medium, 7-9 high."""
     assert [solo.bracket(s) for s in range(D.PRICE_STEPS)] == [-1] * 3 + [0] * 4 + [1] * 3
 
 

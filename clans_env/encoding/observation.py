@@ -665,7 +665,7 @@ class ObservationEncoder:
 
     # ---- Industria ----------------------------------------------------------------------------------
     # A plain definition, written whole at every call (no incremental tracking): it is small, and
-    # only Industria configurations pay for it. Rule numbers of shared/reference/industria.md.
+    # only Industria configurations pay for it. Rule numbers of docs/rules-index.md.
     def _industria_segment(self) -> None:
         n = self.num_players
         seg = _Segment(self, prefix="industria.")

@@ -59,7 +59,7 @@ _LAND_LETTERS = {"g": LAND_GRASS, "f": LAND_FOREST, "m": LAND_MOUNTAIN}
 _TOKEN_RE = re.compile(r"^([gfm]{1,3})([1-6])$")
 LOCH_TOKEN = "L"
 
-# Design ranges that validate_side() checks (components.md, "Map").
+# Design ranges that validate_side() checks (docs/map-design.md, "Design targets").
 LAND_RANGE = (22, 24)
 LOCH_RANGE = (6, 8)
 MEAN_COST_RANGE = (3.0, 4.0)
@@ -391,7 +391,7 @@ def load_side(name: str) -> ModuleSide:
 
 
 def validate_side(side: ModuleSide) -> list[str]:
-    """Design targets of one side (components.md, Map): counts, costs, lochs, rivers."""
+    """Design targets of one side (docs/map-design.md): counts, costs, lochs, rivers."""
     p: list[str] = []
     m = side.module
     pre = f"{side.name}: "

@@ -28,7 +28,7 @@ class GameConfig:
     kickstarter: adds the Kickstarter Port tile 9, Scoring tile 9 and clan MacEwen.
     map_sides: four side names in A, B, C, D order (e.g. ("A1","B2","C1","D2")); random if None.
 
-    Industria modules (player aid with Industria; rule numbers of shared/reference/industria.md).
+    Industria modules (player aid with Industria; rule numbers of docs/rules-index.md).
     Each is its own field; ``industria=True`` switches on every Industria module the engine has,
     and a module given explicitly wins (``industria=True, awards=False``). With all of them off the
     game is exactly the base game (same decisions, indices and results for a seed).
@@ -45,7 +45,7 @@ class GameConfig:
     milestones: None, or a Milestone variant without the Train module (R16.2-R16.4): "variant_a" (claim for
         £5) or "variant_b" (Demand tiles beside the Milestones, £15); not with trains=True.
         With an Automa both play among the players only: the Automa takes no Train action and claims no
-        Milestone (shared/reference/automa.md §6.3; docs/rules-interpretations.md A14-A17).
+        Milestone (Automa §6.3; readings A14-A17; docs/rules-index.md).
 
     automa: seats played by the Automa, the physical game's solo opponent, as a dict seat -> level
         1-5 (e.g. ``{1: 3}``: seat 1 is an Automa at level 3; docs/automa.md). Its turns are resolved

@@ -253,7 +253,7 @@ SOLO_MARKET_ROUNDS = tuple(_solo["market_rounds"]["values"])
 SOLO_REMOVAL_BOX = dict(zip(SOLO_PRICE_DIE, _solo["removal_box"]["values"]))
 
 
-# ---- Industria (data/industria.toml; rule numbers of shared/reference/industria.md) ---------------
+# ---- Industria (data/industria.toml; rule numbers of docs/rules-index.md) ---------------
 with open(DATA_DIR / "industria.toml", "rb") as _fh:
     INDUSTRIA = tomllib.load(_fh)
 

@@ -48,7 +48,7 @@ _KINDS = [
 #: the base game's decision kinds (their indices, and the observation's one-hot over them, never change)
 NUM_BASE_DECISION_KINDS = len(_KINDS)
 _KINDS += [
-    # Industria (rule numbers of shared/reference/industria.md); only pending with its modules on
+    # Industria (rule numbers of docs/rules-index.md); only pending with its modules on
     "market_place",      # R1.6: where to place your Farmers market          SPACE(s)
     "market_sell",       # R7.2: the Farmers market selling bonus            TRADE(sell) / DONE
     "bonus_menu",        # R3.2: which deployment bonus next (3 or more)     CHOOSE(k)

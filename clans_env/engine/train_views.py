@@ -69,7 +69,7 @@ def train_text(g) -> str:
         claims = ",".join(f"P{p}#{k}" for p, k in m["claims"].items())
         parts.append(f"Milestone {m['tile']}{' [' + claims + ']' if claims else ''}")
     if "trains" in v:
-        automa = g.config.automa or {}        # an Automa has no Train (automa.md §6.3)
+        automa = g.config.automa or {}        # an Automa has no Train (Automa §6.3)
         tr = " ".join(f"P{p}@{x}{'(tilted)' if v['tilted'][p] else ''}" for p, x in enumerate(v["trains"])
                       if p not in automa)
         if "mini_trains" in v:

@@ -1,4 +1,4 @@
-"""Industria's Train map (R1.8-R1.13, R13.2-R13.6, R13.22 of shared/reference/industria.md): the static
+"""Industria's Train map (R1.8-R1.13, R13.2-R13.6, R13.22 of docs/rules-index.md): the static
 data of both sides, loaded from ``data/trains.toml`` and validated on load, shared by every game like
 ``Board``. The topology is a stand-in (the printed map is not in the texts); docs/train-map.md explains the
 design and ``validate_side`` checks a replacement.

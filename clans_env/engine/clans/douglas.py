@@ -1,4 +1,4 @@
-"""Clan Douglas (Industria; player aid "Clans - Clan Douglas", shared/reference/industria.md §1.18).
+"""Clan Douglas (Industria; player aid "Clans - Clan Douglas", docs/rules-index.md R18).
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

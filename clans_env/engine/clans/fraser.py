@@ -1,4 +1,4 @@
-"""Clan Fraser (Industria; player aid "Clans - Clan Fraser", shared/reference/industria.md §1.18).
+"""Clan Fraser (Industria; player aid "Clans - Clan Fraser", docs/rules-index.md R18).
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

@@ -1,4 +1,4 @@
-"""Clan Gordon (Industria; player aid "Clans - Clan Gordon", shared/reference/industria.md §1.18).
+"""Clan Gordon (Industria; player aid "Clans - Clan Gordon", docs/rules-index.md R18).
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

@@ -1,5 +1,5 @@
 """Clan MacEwen, the Kickstarter clan (rulebook "Kickstarter-Contributed Tiles"; data in
-components.md): each time it fulfils an Export contract that gives Hops, it may at once brew
+components.toml): each time it fulfils an Export contract that gives Hops, it may at once brew
 1 Beer per Hops on that contract (at most 3), paying 1 Grain per Beer and selling each
 Beer for £9 (``beer`` decision, choose:k = brew k). Beer is never kept. Only with
 ``GameConfig(kickstarter=True)``.

@@ -1,5 +1,5 @@
 """Clan MacFarlane (Industria; player aid "Clans", rules R18.MF1-R18.MF6 of
-shared/reference/industria.md §1.18; readings Q50 and docs/rules-interpretations.md "MacFarlane").
+docs/rules-index.md; readings Q50 and docs/rules-interpretations.md "MacFarlane").
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

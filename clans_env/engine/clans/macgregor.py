@@ -1,5 +1,5 @@
 """Clan MacGregor (Industria; player aid "Clans", rules R18.MG1-R18.MG8 of
-shared/reference/industria.md §1.18; readings Q51-Q53 and docs/rules-interpretations.md "MacGregor").
+docs/rules-index.md; readings Q51-Q53 and docs/rules-interpretations.md "MacGregor").
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

@@ -1,4 +1,4 @@
-"""Clan Mackintosh (Industria; player aid "Clans - Clan Mackintosh", shared/reference/industria.md §1.18).
+"""Clan Mackintosh (Industria; player aid "Clans - Clan Mackintosh", docs/rules-index.md R18).
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

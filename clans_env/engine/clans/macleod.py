@@ -1,5 +1,5 @@
 """Clan MacLeod (Industria; player aid "Clans", rules R18.ML1-R18.ML9 of
-shared/reference/industria.md §1.18; reading Q46 and docs/rules-interpretations.md "MacLeod").
+docs/rules-index.md; reading Q46 and docs/rules-interpretations.md "MacLeod").
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

@@ -1,4 +1,4 @@
-"""Clan MacPherson (Industria; player aid "Clans - Clan MacPherson", shared/reference/industria.md §1.18).
+"""Clan MacPherson (Industria; player aid "Clans - Clan MacPherson", docs/rules-index.md R18).
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

@@ -1,5 +1,5 @@
-"""Clan Sinclair (Industria; player aid "Clans", rules R18.S1-R18.S12 of shared/reference/industria.md
-§1.18; readings Q56, Q57 and docs/rules-interpretations.md "Sinclair").
+"""Clan Sinclair (Industria; player aid "Clans", rules R18.S1-R18.S12 of docs/rules-index.md;
+readings Q56, Q57 and docs/rules-interpretations.md "Sinclair").
 
 Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 

@@ -1,6 +1,6 @@
 """The Automa: the physical game's solo opponent, a player of its own kind inside the rules.
 
-Source: shared/reference/automa.md (a digest of the community helper app
+Source: the Automa digest indexed in docs/rules-index.md (from the community helper app
 brdgm/clans-of-caledonia-solo-helper); section numbers (§) are the digest's, readings of its open
 points are in docs/rules-interpretations.md ("Automa"). Numbers live in data/automa.toml.
 

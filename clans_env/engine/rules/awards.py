@@ -1,5 +1,5 @@
 """Industria, Award Tiles module (player aid "Setup", "Final Scoring", "Award Tiles"; rule numbers
-R1.3, R10.1-R10.3 of shared/reference/industria.md).
+R1.3, R10.1-R10.3 of docs/rules-index.md).
 
 One Award tile is drawn at setup (``g.misc["award"]``, its number 1-9). At final scoring the best
 and second-best players by the tile's measure score 12 / 6 VP (2 players: 8 / 0), ties sharing as

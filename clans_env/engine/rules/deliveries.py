@@ -1,6 +1,6 @@
 """Industria, Train deliveries and the Delivery bonus tiles (player aid "Train Action", "Delivery Bonus
 Tiles"; rules R13.9-R13.13, R13.26-R13.27, R11.16 (Port tile 16's Train half) of
-shared/reference/industria.md).
+docs/rules-index.md).
 
 A delivery (``start_delivery``): pay the Demand tile's Goods (R13.9; a choice when Port tile 16 can lower
 it), mark the tile used, the Delivery bonus (R13.10: the ``delivery`` decision offers each part of the tile

@@ -1,5 +1,5 @@
 """Industria, Farmers Markets module (player aid "Setup: Farmers Markets", "Farmers Market Bonus",
-"Passing bonus"; rules R1.5-R1.7, R7.1-R7.11, R8.1 of shared/reference/industria.md).
+"Passing bonus"; rules R1.5-R1.7, R7.1-R7.11, R8.1 of docs/rules-index.md).
 
 - Setup (R1.5, R1.6, R1.7): one tile is dealt to each player before the clans are chosen; after
   the clans (or Starting tiles) are chosen, in reverse turn order (with the Clan Auction that is the

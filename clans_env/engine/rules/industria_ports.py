@@ -1,5 +1,5 @@
 """Industria, Port bonus tiles 10-18 (player aid "Port Bonus Tiles"; rules R11.10-R11.22 of
-shared/reference/industria.md). ports.py calls ``applicable`` and ``resolve`` for these numbers;
+docs/rules-index.md). ports.py calls ``applicable`` and ``resolve`` for these numbers;
 the use rules (in reach, once per game per player, several in a turn) are the base game's.
 
 - 10: while fulfilling a contract, ignore one required Processed good (used inside the Fulfil

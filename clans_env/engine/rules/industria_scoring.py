@@ -1,5 +1,5 @@
 """Industria, Scoring tiles 10-18 (player aid "Scoring Tiles"; rules R12.10-R12.19 of
-shared/reference/industria.md). Glory per item from data/industria.toml.
+docs/rules-index.md). Glory per item from data/industria.toml.
 
 "Per pair" tiles (10, 13, 17) score the best pairing: a unit belongs to at most one pair, a Field
 to two on tile 13 ("One Field produces 2 Grain, so it can be used for 2 pairs"; Q13). Units on one

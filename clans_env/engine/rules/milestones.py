@@ -1,6 +1,6 @@
 """Industria, Milestones (player aid "Claim a Milestone", "Milestone Tiles", "Final Scoring", "Milestones
 Without the Train Module"; rules R13.19-R13.25, R14.3-R14.4, R16.2-R16.4, R17.4 of
-shared/reference/industria.md). One function per Milestone tile (``CONDITIONS``); the numbers are the
+docs/rules-index.md). One function per Milestone tile (``CONDITIONS``); the numbers are the
 tiles' own (data/trains.toml ``params``).
 
 State (``g.misc``): ``tr_ms`` the Milestone tile on each of the 4 spots; ``tr_claims[spot * n + p]`` the

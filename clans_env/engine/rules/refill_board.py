@@ -1,5 +1,5 @@
 """Industria, Export Contract Refill Board (player aid "Setup", "Phase 1: Preparation", "Building
-Bonus"; rules R1.1, R2.1, R9.1-R9.3 of shared/reference/industria.md).
+Bonus"; rules R1.1, R2.1, R9.1-R9.3 of docs/rules-index.md).
 
 ``g.misc["refill"]`` holds the face-up contracts of the refill board, leftmost first (at most
 ``D.REFILL_SLOTS``). They are public: ``determinize`` reshuffles only the unseen draw pile below.

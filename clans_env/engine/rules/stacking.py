@@ -1,5 +1,5 @@
 """Industria: two units on a space (R4.1-R4.8) and moving a unit (R5.1-R5.8) of
-shared/reference/industria.md, with the Port tiles that use them (11: stack an animal; 16 without
+docs/rules-index.md, with the Port tiles that use them (11: stack an animal; 16 without
 the Train module: two moves).
 
 A second unit stands on a space already holding one of the same player's units; it is kept in

@@ -1,5 +1,5 @@
 """Industria, the Train module (player aid "Train Module"; rules R1.8-R1.13, R2.2-R2.5, R13.1-R13.18,
-R15.2-R15.7, R17.2-R17.5 of shared/reference/industria.md). Milestones are in milestones.py, the 24
+R15.2-R15.7, R17.2-R17.5 of docs/rules-index.md). Milestones are in milestones.py, the 24
 Delivery bonuses in deliveries.py, the static map in ../trainmap.py.
 
 State (``g.misc``, flat lists of ints; cloned and saved with the rest of ``misc``):
@@ -49,7 +49,7 @@ _SIDES = {n: TM.side_for(n) for n in (1, 2, 3, 4)}
 
 
 def train_players(g) -> int:
-    """How many seats play the Train module: every seat but the Automas (automa.md §6.3: with 1 player the
+    """How many seats play the Train module: every seat but the Automas (Automa §6.3: with 1 player the
     solo rules R17.2-R17.4, with 2 or 3 players a normal 2- or 3-player Train game among them). State stays
     indexed by seat; an Automa seat never has a Train (docs/rules-interpretations.md A14)."""
     a = g.config.automa
@@ -104,7 +104,7 @@ def setup(g) -> None:
 def placement_frames(g) -> list:
     """R1.12: after the first Workers, in reverse turn order, each Train on a Town; R1.13 (2 players): the
     2nd player places a Train or Mini-train, then the 1st; then the 2nd the other one, then the 1st.
-    An Automa places no Train (automa.md §6.3): the players' turn order without it."""
+    An Automa places no Train (Automa §6.3): the players' turn order without it."""
     if not on(g):
         return []
     automa = g.config.automa

@@ -1,5 +1,5 @@
 """Industria variant, Variable Starting Market Prices (player aid "Variants", "Phase 1: Preparation";
-rules R16.1 and R2.6 of shared/reference/industria.md).
+rules R16.1 and R2.6 of docs/rules-index.md).
 
 - Setup, after the Price markers are placed: the Price die is rolled once for each Good, in the
   order of ``data.GOODS``; +1 or -1 leaves the marker, +2 / +3 moves it up one step, -2 / -3 down one
