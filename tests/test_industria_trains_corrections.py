@@ -1,5 +1,5 @@
 """Industria Train module: rules corrections from an audit of every Delivery bonus and Milestone (rule
-numbers of shared/reference/industria.md; readings T4, T5, T7, T8, T11 of docs/rules-interpretations.md).
+numbers of docs/rules-index.md; readings T4, T5, T7, T8, T11 of docs/rules-interpretations.md).
 Each test plays its position through the public API (``legal_actions`` / ``apply``)."""
 from __future__ import annotations
 
