@@ -170,6 +170,39 @@ def test_macfarlane_canal_does_not_combine_with_loch_shipping():
     raise AssertionError("no canal space with land one loch beyond it")
 
 
+def test_macfarlane_canals_not_for_the_train_station_or_a_city_tile():
+    """R18.MF2 canal reach is "(for expanding and connecting Settlements)" (C-MF2): placing the Train
+    station "within your reach" (R13.15) or Delivery bonus 3's city tile "in your reach" is no Expand,
+    so a space only a canal reaches does not qualify; a neighbouring one does."""
+    from clans_env.engine.rules import trains as TR
+    from clans_env.engine.state import K_DSTEP
+    g = position("macfarlane", trains=True)
+    river, a, t = canal_pair(g)
+    put(g, 0, "sheep", a)
+    put(g, 1, "cow", t)
+    start_turn(g, 0)
+    assert reach(g, 0) >> t & 1                                  # canal reach still serves expanding
+    c = g.clone()
+    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    TR.take_track_marker(c, 0)
+    c._advance()
+    assert c.decision_kind != "station" and c.misc[TR.STATION][0] == -2      # no space: back to the box
+    nb = next(s for s in g.board.neighbours[a] if is_grass(g, s) and s != t)
+    put(g, 1, "cow", nb)
+    c = g.clone()
+    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    TR.take_track_marker(c, 0)
+    c._advance()
+    assert c.decision_kind == "station" and placement_targets(c) == {nb}
+    h = position("macfarlane", trains=True)
+    put(h, 0, "sheep", a)
+    start_turn(h, 0)
+    push(h, (K_DSTEP, 0, "city", 0))
+    assert t not in placement_targets(h) and placement_targets(h) == {
+        s for s in range(h.board.num_spaces) if normal_reach_spaces(h, [a], 1) >> s & 1
+        and h.board.kind[s] == KIND_LAND and h.occupant[s] == -1}
+
+
 def test_macfarlane_connects_settlements_along_a_river():
     """R18.MF2 "(for expanding and connecting Settlements)": two Settlements on the same river count as
     connected at Final Scoring; the same units of another clan with river-crossing do not."""
