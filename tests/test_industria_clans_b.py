@@ -719,15 +719,20 @@ def _fill(g, space, what):
         g.occupant[space] = -2
         g.occupied |= 1 << space
         g.misc["reserved"] = [space, 1]
+    elif what == "station":                      # seat 1's Train station left alone there (R13.16)
+        g.occupant[space] = -2
+        g.occupied |= 1 << space
+        g.misc["tr_station"][1] = space
 
 
-@pytest.mark.parametrize("middle,offered", [("empty", True), ("opponent", True), ("market", False),
-                                            ("city", False), ("reserved", False)])
+@pytest.mark.parametrize("middle,offered", [("empty", True), ("opponent", True), ("station", True),
+                                            ("market", False), ("city", False), ("reserved", False)])
 def test_sinclair_skips_only_empty_spaces_or_other_players_units(middle, offered):
     """R18.S2 "you may skip over spaces that are empty or occupied by other players' units": a Farmers
     market, a city tile (blocked) or a reservation (a Merchant, "not a unit", Delivery bonus 19) is
-    neither, so the space beyond it is no land-skip target (C-S2)."""
-    g = position("sinclair", farmers_markets=True)
+    neither, so the space beyond it is no land-skip target; another player's lone Train station counts as
+    their unit (R13.16) (C-S2)."""
+    g = position("sinclair", farmers_markets=True, trains=True)
     for s in g.misc["markets"][0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
