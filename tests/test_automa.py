@@ -632,8 +632,12 @@ def test_final_scoring_per_level(level):
     assert row["total"] == sum(v for k, v in row.items() if k not in ("total", "money_left", "rank"))
 
 
-@pytest.mark.parametrize("exports, vp", [([3, 2], [8, 4]), ([3, 1], [8, 0]), ([2, 2], [4, 4]), ([0, 0], [0, 0])])
+@pytest.mark.parametrize("exports, vp", [([3, 2], [8, 4]), ([3, 1], [8, 0]), ([2, 2], [4, 4]), ([0, 0], [0, 0]),
+                                         ([0, 1], [4, 8]), ([1, 0], [8, 4])])
 def test_two_player_export_majority(exports, vp):
+    """automa.md §4.3 (A12): "the most fulfilled gets ⌊8 / number tied⌋; anyone with exactly one fewer than
+    the top gets 4; everyone else gets 0": also a player with none against the Automa's one; with none
+    at all nobody is "the most fulfilled" (base entry 2)."""
     g = position()
     ids = [c.id for c in D.CONTRACTS]
     g.players[0].done_contracts, g.players[P].done_contracts = ids[:exports[0]], ids[10:10 + exports[1]]
@@ -645,6 +649,7 @@ def test_two_player_settlement_majority_and_three_players():
     e, s = AU.majorities(g, [0, 0], [5, 3])
     assert s == [12, 6]
     assert AU.majorities(g, [0, 0], [5, 2])[1] == [12, 0] and AU.majorities(g, [0, 0], [4, 4])[1] == [6, 6]
+    assert AU.majorities(g, [0, 0], [2, 0])[1] == [12, 6]        # "anyone 1 or 2 fewer than the top gets 6"
     g3 = position(n=3, seat=2)
     assert AU.majorities(g3, [1, 2, 3], [1, 2, 3]) is None       # 3-4 players: the base tables
 

@@ -18,7 +18,7 @@ from clans_env.engine.rules.common import reach
 from clans_env.engine.rules.production import start_production
 from clans_env.engine.rules.scoring import connected_settlements
 from clans_env.engine.rules.stacking import place_second
-from clans_env.engine.state import K_BONUS_UPGRADE, PRODUCTION
+from clans_env.engine.state import K_BONUS_UPGRADE, K_FREE_SPACE, PRODUCTION
 from helpers import (GRASS, MOUNTAIN, act, active_land, blank_position, expand_targets, label, legal_names,
                      loch_distance, placement_targets, push, put, start_turn)
 
@@ -168,6 +168,39 @@ def test_macfarlane_canal_does_not_combine_with_loch_shipping():
                     assert t not in targets
                     return
     raise AssertionError("no canal space with land one loch beyond it")
+
+
+def test_macfarlane_canals_not_for_the_train_station_or_a_city_tile():
+    """R18.MF2 canal reach is "(for expanding and connecting Settlements)" (C-MF2): placing the Train
+    station "within your reach" (R13.15) or Delivery bonus 3's city tile "in your reach" is no Expand,
+    so a space only a canal reaches does not qualify; a neighbouring one does."""
+    from clans_env.engine.rules import trains as TR
+    from clans_env.engine.state import K_DSTEP
+    g = position("macfarlane", trains=True)
+    river, a, t = canal_pair(g)
+    put(g, 0, "sheep", a)
+    put(g, 1, "cow", t)
+    start_turn(g, 0)
+    assert reach(g, 0) >> t & 1                                  # canal reach still serves expanding
+    c = g.clone()
+    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    TR.take_track_marker(c, 0)
+    c._advance()
+    assert c.decision_kind != "station" and c.misc[TR.STATION][0] == -2      # no space: back to the box
+    nb = next(s for s in g.board.neighbours[a] if is_grass(g, s) and s != t)
+    put(g, 1, "cow", nb)
+    c = g.clone()
+    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    TR.take_track_marker(c, 0)
+    c._advance()
+    assert c.decision_kind == "station" and placement_targets(c) == {nb}
+    h = position("macfarlane", trains=True)
+    put(h, 0, "sheep", a)
+    start_turn(h, 0)
+    push(h, (K_DSTEP, 0, "city", 0))
+    assert t not in placement_targets(h) and placement_targets(h) == {
+        s for s in range(h.board.num_spaces) if normal_reach_spaces(h, [a], 1) >> s & 1
+        and h.board.kind[s] == KIND_LAND and h.occupant[s] == -1}
 
 
 def test_macfarlane_connects_settlements_along_a_river():
@@ -636,6 +669,117 @@ def test_sinclair_claims_a_port_across_lochs():
                 assert g.players[0].ports_used >> slot & 1 and g.decision_kind == "main"
                 return
     raise AssertionError("no port across lochs")
+
+
+def single_skip(g):
+    """(a, m, b): grassland a and b two steps apart whose only land space between them is m."""
+    act_ = g.board.active(g.num_players)
+    for a, m, b in _land_skips(g):
+        between = [x for x in g.board.adjacent[a] if x in g.board.adjacent[b] and act_[x] and
+                   g.board.kind[x] == KIND_LAND]
+        if between == [m] and g.occupant[m] == -1:
+            return a, m, b
+    raise AssertionError("no land skip over exactly one space")
+
+
+def _land_skips(g):
+    for a in active_land(g, GRASS):
+        for m in g.board.adjacent[a]:
+            if g.board.kind[m] == KIND_LAND and g.board.active(g.num_players)[m]:
+                for b in g.board.adjacent[m]:
+                    if b != a and is_grass(g, b) and b not in g.board.adjacent[a]:
+                        yield a, m, b
+
+
+def rail_targets(g, kind=0, unit="sheep"):
+    """Spaces Railroad Reach (``choose:<kind>``) offers ``unit`` in the pending decision, asked on a clone."""
+    if f"choose:{kind}" not in legal_names(g):
+        return set()
+    c = g.clone()
+    act(c, f"choose:{kind}")
+    if f"expand:{unit}" not in legal_names(c):
+        return set()
+    act(c, f"expand:{unit}")
+    return placement_targets(c)
+
+
+def _fill(g, space, what):
+    """Put ``what`` on ``space`` as the engine does: another player's unit, a Farmers market, a city tile
+    (a covered space, Delivery bonus 3) or another player's Delivery bonus 19 reservation (a Merchant)."""
+    from test_industria_modules import put_market
+    if what == "opponent":
+        put(g, 1, "cow", space, check=False)
+    elif what == "market":
+        put_market(g, space)
+    elif what == "city":
+        g.occupant[space] = -2
+        g.occupied |= 1 << space
+        g.covered = tuple(sorted(g.covered + (space,)))
+    elif what == "reserved":
+        g.occupant[space] = -2
+        g.occupied |= 1 << space
+        g.misc["reserved"] = [space, 1]
+    elif what == "station":                      # seat 1's Train station left alone there (R13.16)
+        g.occupant[space] = -2
+        g.occupied |= 1 << space
+        g.misc["tr_station"][1] = space
+
+
+@pytest.mark.parametrize("middle,offered", [("empty", True), ("opponent", True), ("station", True),
+                                            ("market", False), ("city", False), ("reserved", False)])
+def test_sinclair_skips_only_empty_spaces_or_other_players_units(middle, offered):
+    """R18.S2 "you may skip over spaces that are empty or occupied by other players' units": a Farmers
+    market, a city tile (blocked) or a reservation (a Merchant, "not a unit", Delivery bonus 19) is
+    neither, so the space beyond it is no land-skip target; another player's lone Train station counts as
+    their unit (R13.16) (C-S2)."""
+    g = position("sinclair", farmers_markets=True, trains=True)
+    for s in g.misc["markets"][0::5]:
+        g.occupant[s] = -1
+        g.occupied &= ~(1 << s)
+    g.misc["markets"] = []
+    a, m, b = single_skip(g)
+    put(g, 0, "sheep", a)
+    _fill(g, m, middle)
+    start_turn(g, 0)
+    assert not reach(g, 0) >> b & 1
+    assert (b in rail_targets(g)) == offered
+
+
+def test_sinclair_railroad_reach_in_a_free_space():
+    """Railroad Reach "when expanding" applies to a Free space, "an Expand action without paying the land
+    cost (... all normal Expand rules apply)" (C-S5): £2 and the unit cost, no land cost, then the Bonus
+    upgrade (R18.S4, R18.S5)."""
+    g = position("sinclair")
+    a, m, b = land_skip(g)
+    put(g, 0, "sheep", a)
+    start_turn(g, 0)
+    push(g, (K_FREE_SPACE, 0))
+    assert g.decision_kind == "free_space"
+    assert b not in expand_targets(g, "sheep") and b in rail_targets(g)
+    act(g, "choose:0", "expand:sheep")
+    cost = paid(g, f"space:{label(g, b)}")
+    assert cost == D.SINCLAIR_LAND_SKIP_COST + D.UNIT_COST[D.SHEEP]
+    assert g.occupant[b] == 0 and g.decision_kind == "bonus_upgrade"
+    check_invariants(g)
+
+
+def test_sinclair_loch_skip_in_a_free_space_and_money_limits():
+    """R18.S8 in a Free space (C-S5): £2 per loch and the unit cost, no land cost; not offered when the
+    money covers only the unit."""
+    g = position("sinclair")
+    a, b = loch_skip(g, 1)
+    put(g, 0, "sheep", a)
+    start_turn(g, 0)
+    push(g, (K_FREE_SPACE, 0))
+    assert b in rail_targets(g, 1)
+    act(g, "choose:1", "expand:sheep")
+    assert paid(g, f"space:{label(g, b)}") == D.SINCLAIR_LOCH_SKIP_COST + D.UNIT_COST[D.SHEEP]
+    assert g.decision_kind != "bonus_upgrade"
+    h = position("sinclair", money=D.UNIT_COST[D.SHEEP] + D.SINCLAIR_LOCH_SKIP_COST - 1)
+    put(h, 0, "sheep", a)
+    start_turn(h, 0)
+    push(h, (K_FREE_SPACE, 0))
+    assert b not in rail_targets(h, 1)
 
 
 def test_sinclair_settlements_within_two_spaces_are_connected():

@@ -298,7 +298,8 @@ def test_variable_prices_run_the_market_phase_from_round_two():
                                               ([1, 0], [8, 0]), ([0, 0], [0, 0])])
 def test_alternative_two_player_export_scoring(exports, expected):
     """R15.8 "the most fulfilled Export contracts still gains 8 VP as normal. The second player gains 4
-    VP only if they fulfilled exactly one Export contract less, and 0 VP otherwise. Ties still share"."""
+    VP only if they fulfilled exactly one Export contract less, and 0 VP otherwise. Ties still share";
+    "only if" is no promise: a second player with none scores nothing, as in Export scoring (I10)."""
     assert alternative_two_player_split(exports, D.EXPORT_TIERS[2], *D.ALT_EXPORT) == expected
 
 
@@ -319,6 +320,9 @@ def test_alternative_scoring_is_used_by_final_scoring():
         g.players[1].done_contracts = [4, 5]
         rows[alt] = [r["export_bonus"] for r in final_scores(g)]
     assert rows == {False: [8, 0], True: [8, 4]}
+    g = blank_position(2, alt_two_player_scoring=True)            # one against none: the second gets 0 (I10)
+    g.players[0].done_contracts = [1]
+    assert [r["export_bonus"] for r in final_scores(g)] == [8, 0]
 
 
 # ---- Farmers markets (R1.5-R1.7, R7, R8) -----------------------------------------------------------

@@ -56,6 +56,8 @@ at_production_start         rules/production.py, before income
 on_produce                  rules/production.py (basic and processed goods)
 after_production            rules/production.py, after the player's processing
 main_actions / apply_main   rules/turn.py, the main decision (free actions before it)
+free_space_actions /        rules/expand.py, the Free space decision (an Expand action without the
+apply_free_space            land cost): the clan's own ways to expand there (Sinclair's Railroad Reach)
 post_main_actions /         rules/ports.py, the decision after the main action (free actions
 apply_post_main             after it, beside the Port tiles; MacLeod's Shipyards)
 legal / apply / describe    game.py, for this clan's own K_CLAN frames
@@ -264,6 +266,14 @@ class Clan:
 
     def apply_main(self, game, p: int, action: int) -> bool:
         """Resolve one of ``main_actions``; return True if handled."""
+        return False
+
+    def free_space_actions(self, game, p: int) -> list[int]:
+        """Extra legal actions in a Free space decision (clan abilities that apply "when expanding")."""
+        return []
+
+    def apply_free_space(self, game, p: int, action: int) -> bool:
+        """Resolve one of ``free_space_actions`` (the Free space frame is already popped); True if handled."""
         return False
 
     def post_main_actions(self, game, p: int) -> list[int]:

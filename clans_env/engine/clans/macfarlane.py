@@ -7,8 +7,9 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
   hired from the Player board for free, Q50).
 - R18.MF2 Canals: for every river along which one of MacFarlane's units stands, every space along
   that same river is within reach, for Expanding (``extra_reach``) and for connecting Settlements at
-  Final Scoring (``settlement_link_mask``). A river is one chain of ``board.rivers``; a space is along
-  it when one of its edges is a river edge of that chain.
+  Final Scoring (``settlement_link_mask``), nothing else: the Train station and Delivery bonus 3's city
+  tile ask for ``rules/common.py`` ``shipping_reach``, which leaves the canals out (C-MF2). A river is one
+  chain of ``board.rivers``; a space is along it when one of its edges is a river edge of that chain.
 - R18.MF3: deploying a unit on a space along a river, the Neighbourhood bonus counts every opponent
   unit along the same river(s) and every Farmers market along them triggers (``bonus_reach``, read by
   rules/market.py ``neighbourhood_goods`` and rules/farmers_markets.py ``triggered_markets``; the

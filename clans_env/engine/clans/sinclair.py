@@ -5,12 +5,13 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 
 - R18.S1: river-crossing Shipping from the start and never a Shipping change after
   (``can_change_shipping`` is False: no Upgrade Shipping action, no Shipping Bonus upgrade).
-- R18.S2-R18.S6 Railroad Reach, skipping a land space (main decision ``choose:0``): Expand onto an
-  empty land space two steps away: the skipped space is an active land space adjacent to one of
-  Sinclair's units (a river between them does not matter, R18.S4) that is empty or another player's,
-  and the target is adjacent to it and not already in Sinclair's normal reach (R18.S6). Cost: £2 plus
-  the unit and land cost. Then the Bonus upgrade (never Shipping), taken or forfeited (done) before
-  the Neighbourhood, Farmers market and Building bonuses (R18.S5, R18.S12, R3.2, Q57).
+- R18.S2-R18.S6 Railroad Reach, skipping a land space (``choose:0``): Expand onto an empty land space
+  two steps away: the skipped space is an active land space adjacent to one of Sinclair's units (a
+  river between them does not matter, R18.S4) that is empty or holds another player's unit (R18.S2:
+  not a Farmers market, a covered or reserved space, nor Sinclair's own: ``skippable``), and the
+  target is adjacent to it and not already in Sinclair's normal reach (R18.S6). Cost: £2 plus the unit
+  and land cost. Then the Bonus upgrade (never Shipping), taken or forfeited (done) before the
+  Neighbourhood, Farmers market and Building bonuses (R18.S5, R18.S12, R3.2, Q57).
 - R18.S7-R18.S8 Railroad Reach, skipping lochs (``choose:1``): Expand onto an empty land space
   beyond a chain of k >= 1 loch spaces that starts next to one of Sinclair's units, paying £2 per loch
   skipped (the shortest chain; Q56) plus the unit and land cost; then the usual bonuses. Targets
@@ -23,8 +24,12 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
   spaces of each other (any path of two steps over land or loch spaces: ``settlement_link_mask``),
   besides the Shipping reach that connects any player's Settlements.
 
-Decisions (``K_CLAN`` frames): ``rail`` (kind): which unit (expand:<unit>); ``rail_space`` (kind,
-unit): where (space:<space>). Railroad Reach is only the Expand action (not a Free space: docs).
+Railroad Reach is offered wherever Sinclair expands: the Expand main action (``choose:0``/``choose:1``
+in the main decision) and a Free space, which is an Expand action without the land cost (the same
+choices in the Free space decision; the skip money is still paid): docs/rules-interpretations.md C-S5.
+
+Decisions (``K_CLAN`` frames): ``rail`` (kind[, free]): which unit (expand:<unit>); ``rail_space`` (kind,
+unit[, free]): where (space:<space>); ``free`` is 1 for a Free space (no land cost).
 """
 from __future__ import annotations
 
@@ -33,8 +38,8 @@ from functools import lru_cache
 from .. import data as D
 from ..actions import CHOOSE, EXPAND, SPACE
 from ..board import KIND_PORT
-from ..state import K_BONUS_UPGRADE, K_CLAN, K_HOOK, K_MAIN
-from ..rules.common import reach
+from ..state import K_BONUS_UPGRADE, K_CLAN, K_HOOK, K_MAIN, PLACE_EXPAND, PLACE_FREE
+from ..rules.common import notify_deploy, place_unit, placement_cost, reach
 from ..topology import bits
 from . import register
 from .base import Clan
@@ -73,14 +78,31 @@ def normal_reach(game, p: int) -> int:
     return reach(game, p)
 
 
+def skippable(game, p: int) -> int:
+    """Land spaces Railroad Reach may skip over: "spaces that are empty or occupied by other players'
+    units" (R18.S2). A Farmers market, a covered space (Tighter Game Map) or a Delivery bonus 19
+    reservation (a Merchant, "not a unit") is neither; another player's lone Train station is one of
+    their units (R13.16)."""
+    others = 0
+    for q, pl in enumerate(game.players):
+        if q != p:
+            others |= pl.spaces
+    stations = game.misc.get("tr_station")
+    if stations:
+        for q, s in enumerate(stations):
+            if q != p and s >= 0:
+                others |= 1 << s
+    return game.topo.land_mask & (~game.occupied | others) & ~game.players[p].spaces
+
+
 @lru_cache(maxsize=4096)
-def _two_steps_over_land(topo, own: int) -> int:
-    """Spaces adjacent to a land space that is adjacent to one of ``own`` and not in ``own``."""
+def _two_steps_over_land(topo, own: int, skip: int) -> int:
+    """Spaces adjacent to a space of ``skip`` that is adjacent to one of ``own``."""
     adj = _adjacent(topo)
     skipped = 0
     for s in bits(own):
         skipped |= adj[s]
-    skipped &= topo.land_mask & ~own
+    skipped &= skip
     out = 0
     for m in bits(skipped):
         out |= adj[m]
@@ -88,8 +110,9 @@ def _two_steps_over_land(topo, own: int) -> int:
 
 
 def land_skip_targets(game, p: int) -> int:
-    """Empty land spaces two steps away over one skipped land space (R18.S4, R18.S6)."""
-    return _two_steps_over_land(game.topo, game.players[p].spaces) & ~game.occupied & ~normal_reach(game, p)
+    """Empty land spaces two steps away over one skipped land space (R18.S2, R18.S4, R18.S6)."""
+    return (_two_steps_over_land(game.topo, game.players[p].spaces, skippable(game, p))
+            & ~game.occupied & ~normal_reach(game, p))
 
 
 @lru_cache(maxsize=4096)
@@ -144,7 +167,14 @@ def skip_money(game, p: int, kind: int, space: int) -> int:
     raise AssertionError(f"space {space} is no Railroad Reach target")  # pragma: no cover
 
 
-def unit_targets(game, p: int, kind: int, unit: int, groups=None) -> int:
+def _affordable(topo, budget: int, free_land: bool) -> int:
+    """Spaces whose land cost ``budget`` covers (a Free space pays none)."""
+    if free_land:
+        return -1 if budget >= 0 else 0
+    return topo.affordable(budget)
+
+
+def unit_targets(game, p: int, kind: int, unit: int, groups=None, free_land: bool = False) -> int:
     """Bit set of spaces where p may Railroad-Reach ``unit`` now (land type, affordable with the skip
     money; Sinclair has no placement discounts)."""
     pl = game.players[p]
@@ -158,11 +188,11 @@ def unit_targets(game, p: int, kind: int, unit: int, groups=None) -> int:
     for extra, mask in groups:
         m = mask & topo.unit_mask[unit]
         if m:
-            out |= m & topo.affordable(budget - extra)
+            out |= m & _affordable(topo, budget - extra, free_land)
     return out
 
 
-def rail_units(game, p: int, kind: int, first_only: bool = False) -> list[int]:
+def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: bool = False) -> list[int]:
     """Units with at least one Railroad Reach target now (``unit_targets`` unrolled: hot path of the
     main decision; ``first_only``: stop at the first, enough to offer the action)."""
     groups = skip_groups(game, p, kind)
@@ -172,7 +202,6 @@ def rail_units(game, p: int, kind: int, first_only: bool = False) -> list[int]:
     left = pl.units_left
     topo = game.topo
     unit_mask = topo.unit_mask
-    affordable = topo.affordable
     clan = game.clans[p]
     anywhere = 0
     for _, mask in groups:
@@ -183,7 +212,7 @@ def rail_units(game, p: int, kind: int, first_only: bool = False) -> list[int]:
             continue
         budget = pl.money - clan.unit_cost(game, p, u)
         for extra, mask in groups:
-            if mask & unit_mask[u] & affordable(budget - extra):
+            if mask & unit_mask[u] & _affordable(topo, budget - extra, free_land):
                 out.append(u)
                 if first_only:
                     return out
@@ -257,30 +286,39 @@ class Sinclair(Clan):
         game.stack.append((K_CLAN, p, RAIL, k))
         return True
 
+    # ---- Railroad Reach in a Free space (an Expand action without the land cost) ------------------
+    def free_space_actions(self, game, p: int) -> list[int]:
+        return [CHOOSE + kind for kind in (LAND, LOCHS) if rail_units(game, p, kind, first_only=True, free_land=True)]
+
+    def apply_free_space(self, game, p: int, action: int) -> bool:
+        if action not in (CHOOSE + LAND, CHOOSE + LOCHS):
+            return False
+        game.stack.append((K_CLAN, p, RAIL, action - CHOOSE, 1))
+        return True
+
     def legal(self, game, frame) -> list[int]:
         p = frame[1]
         if frame[2] == RAIL:
-            return [EXPAND + u for u in rail_units(game, p, frame[3])]
+            return [EXPAND + u for u in rail_units(game, p, frame[3], free_land=_free(frame, 4))]
         if frame[2] == RAIL_SPACE:
-            return [SPACE + s for s in bits(unit_targets(game, p, frame[3], frame[4]))]
+            return [SPACE + s for s in bits(unit_targets(game, p, frame[3], frame[4], free_land=_free(frame, 5)))]
         return super().legal(game, frame)
 
     def apply(self, game, frame, action: int) -> None:
         p = frame[1]
         game.stack.pop()
         if frame[2] == RAIL:
-            game.stack.append((K_CLAN, p, RAIL_SPACE, frame[3], action - EXPAND))
+            game.stack.append((K_CLAN, p, RAIL_SPACE, frame[3], action - EXPAND) + frame[4:])
             return
         if frame[2] != RAIL_SPACE:
             return super().apply(game, frame, action)
-        from ..rules.common import notify_deploy, place_unit, placement_cost
-        from ..state import PLACE_EXPAND
-        _, _, _, kind, unit = frame
+        kind, unit, free = frame[3], frame[4], _free(frame, 5)
         space = action - SPACE
         pl = game.players[p]
-        pl.money -= skip_money(game, p, kind, space) + placement_cost(game, p, unit, space, False)
+        pl.money -= skip_money(game, p, kind, space) + placement_cost(game, p, unit, space, free)
         place_unit(game, p, unit, space)
-        notify_deploy(game, p, unit, space, PLACE_EXPAND)   # a deployment (Mackintosh watches them too)
+        # a deployment (Mackintosh watches them too)
+        notify_deploy(game, p, unit, space, PLACE_FREE if free else PLACE_EXPAND)
         if kind == LAND:
             # R18.S5, R18.S12: the Bonus upgrade first (take or forfeit), then the deployment bonuses
             game.stack.append((K_HOOK, p, "sinclair_bonuses", unit, space))
@@ -291,11 +329,13 @@ class Sinclair(Clan):
 
     def describe(self, game, frame) -> str:
         if frame[2] == RAIL:
-            return f"Clan Sinclair, Railroad Reach ({KIND_NAMES[frame[3]]}): choose the unit (expand:<unit>)"
+            where = ", Free space" if _free(frame, 4) else ""
+            return f"Clan Sinclair, Railroad Reach ({KIND_NAMES[frame[3]]}{where}): choose the unit (expand:<unit>)"
         if frame[2] == RAIL_SPACE:
             extra = "£2 more" if frame[3] == LAND else "£2 per loch skipped more"
+            costs = "Free space: unit cost" if _free(frame, 5) else "unit and land cost"
             return (f"Clan Sinclair, Railroad Reach ({KIND_NAMES[frame[3]]}): choose the space for your "
-                    f"{D.UNITS[frame[4]]} (unit and land cost, {extra})")
+                    f"{D.UNITS[frame[4]]} ({costs}, {extra})")
         return super().describe(game, frame)
 
     # ---- Final Scoring ------------------------------------------------------------------------
@@ -317,6 +357,11 @@ class Sinclair(Clan):
         return (f"Railroad Reach: choose:0 = over one land space ({land_skip_targets(game, p).bit_count()} "
                 f"spaces), choose:1 = across lochs ({len(loch_skip_targets(game, p))} spaces)"
                 + (f"; Port claims across lochs: {claims}" if claims else ""))
+
+
+def _free(frame, i: int) -> bool:
+    """Whether a ``rail``/``rail_space`` frame is a Free space's (its optional last field)."""
+    return len(frame) > i and bool(frame[i])
 
 
 def _bonuses(game, p: int, unit: int, space: int) -> None:

@@ -780,12 +780,13 @@ def produce(g, p: int) -> None:
 
 def majorities(g, exports: list[int], settle: list[int]):
     """The 2-player Automa duel's Export and Settlement tables (§4.3), or None (3-4 players: the
-    base game's tables)."""
+    base game's tables). "anyone with exactly one fewer than the top gets 4" (1 or 2 fewer: 6) holds
+    for a player with none too (docs/rules-interpretations.md A12)."""
     if g.num_players != 2:
         return None
     from .scoring import alternative_two_player_split
-    return (alternative_two_player_split(exports, D.EXPORT_TIERS[2], *TWO_PLAYER_EXPORT),
-            alternative_two_player_split(settle, D.SETTLEMENT_TIERS[2], *TWO_PLAYER_SETTLEMENT))
+    return (alternative_two_player_split(exports, D.EXPORT_TIERS[2], *TWO_PLAYER_EXPORT, second_minimum=0),
+            alternative_two_player_split(settle, D.SETTLEMENT_TIERS[2], *TWO_PLAYER_SETTLEMENT, second_minimum=0))
 
 
 def score_row(g, p: int, import_vp: int, export_vp: int, settle_vp: int) -> dict:

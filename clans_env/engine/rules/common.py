@@ -17,19 +17,30 @@ def move_price(g, good: int, steps: int) -> None:
 
 
 def reach(g, p: int) -> int:
-    """Spaces neighbouring or within Shipping reach of any of p's units (bit set, cached)."""
+    """Spaces p may expand to, ignoring occupancy: neighbouring or within Shipping reach of any of p's
+    units, and the clan's own reach for expanding (MacFarlane's canals). Also the Port reach: a clan's
+    extra reach holds only land spaces, never a port (bit set, cached)."""
     pl = g.players[p]
     r = pl.reach
     if r == -1:
-        table = g.topo.reach[pl.shipping]
-        r = 0
-        for s in bits(pl.spaces):
-            r |= table[s]
-        r |= g.clans[p].extra_reach(g, p)
-        st = g.misc.get("tr_station")
-        if st and st[p] >= 0:            # Industria R13.16: the Train station counts as p's unit there
-            r |= table[st[p]]
+        r = shipping_reach(g, p) | g.clans[p].extra_reach(g, p)
         pl.reach = r
+    return r
+
+
+def shipping_reach(g, p: int) -> int:
+    """Spaces neighbouring or within Shipping reach of any of p's units, without a clan's reach for
+    expanding: "within your reach" for what is no Expand (Industria: the Train station, R13.15, and
+    Delivery bonus 3's city tile), since MacFarlane's canals count only "for expanding and connecting
+    Settlements" (R18.MF2). Not cached: those are rare."""
+    pl = g.players[p]
+    table = g.topo.reach[pl.shipping]
+    r = 0
+    for s in bits(pl.spaces):
+        r |= table[s]
+    st = g.misc.get("tr_station")
+    if st and st[p] >= 0:                # Industria R13.16: the Train station counts as p's unit there
+        r |= table[st[p]]
     return r
 
 

@@ -26,7 +26,7 @@ from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET
                        UPGRADE_SHIPPING, UPGRADE_TECH, USE_PORT, trade_action, BUY, SELL, decode_trade, TRADE)
 from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
-from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, units_of
+from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
 
 #: Delivery bonus tiles whose every part is modelled (all 24)
@@ -280,7 +280,7 @@ def part_possible(g, p: int, part: dict) -> bool:
     if k == "bonus_action":
         return True
     if k == "city_tile":
-        return bool(reach(g, p) & g.topo.land_mask & ~g.occupied)
+        return bool(shipping_reach(g, p) & g.topo.land_mask & ~g.occupied)
     if k == "return_upgrades":
         return len(returnable_upgrades(g, p)) > 0 and upgrade_returns_possible(g, p) >= part["returns"]
     if k == "move_prices":
@@ -511,7 +511,7 @@ def legal_dstep(g, frame) -> list:
         where, pay_unit, pay_land, _ = _deploy_rule(part)
         return [SPACE + s for s in bits(deploy_targets(g, p, frame[4], where, pay_unit, pay_land))]
     if step == "city":
-        return [SPACE + s for s in bits(reach(g, p) & g.topo.land_mask & ~g.occupied)]
+        return [SPACE + s for s in bits(shipping_reach(g, p) & g.topo.land_mask & ~g.occupied)]
     if step == "return_upgrade":
         return returnable_upgrades(g, p)
     if step == "price":

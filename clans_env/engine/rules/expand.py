@@ -256,10 +256,14 @@ def describe_bonus_order(g, frame) -> str:
 
 
 # ---- Free space (Direct export bonus) ------------------------------------------------------
+# "immediately take an Expand action without paying the land cost (... all normal Expand rules apply)":
+# a clan's own ways to expand are offered here as in the main decision (Sinclair's Railroad Reach).
 @legal_for(K_FREE_SPACE)
 def legal_free_space(g, frame) -> list:
+    p = frame[1]
     out: list = []
-    expand_options(g, frame[1], out, free_land=True)
+    expand_options(g, p, out, free_land=True)
+    out += g.clans[p].free_space_actions(g, p)
     if out:
         out.append(DONE)
     return out
@@ -267,10 +271,11 @@ def legal_free_space(g, frame) -> list:
 
 @apply_for(K_FREE_SPACE)
 def apply_free_space(g, frame, action: int) -> None:
+    p = frame[1]
     g.stack.pop()
-    if action == DONE:
+    if action == DONE or g.clans[p].apply_free_space(g, p, action):
         return
-    g.stack.append((K_PLACE, frame[1], action - EXPAND, PLACE_FREE))
+    g.stack.append((K_PLACE, p, action - EXPAND, PLACE_FREE))
 
 
 @describe_for(K_FREE_SPACE)

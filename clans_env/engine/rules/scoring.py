@@ -148,11 +148,13 @@ def tier_split(values: list[int], tiers: tuple[int, ...], minimum: int = 1) -> l
 
 
 def alternative_two_player_split(values: list[int], base_tiers: tuple[int, ...], first: int, second: int,
-                                 behind_by: tuple[int, ...]) -> list[int]:
+                                 behind_by: tuple[int, ...], second_minimum: int = 1) -> list[int]:
     """Industria's alternative 2-player scoring (R15.8-R15.9): the leader scores ``first`` as usual;
     the other scores ``second`` only when exactly ``behind_by`` behind (Export: one contract; Settlements:
-    1 or 2), else 0. A tie is scored as in the base game ("Ties still share"), and a player with none
-    of the counted items scores nothing, as in Export scoring."""
+    1 or 2), else 0. A tie is scored as in the base game ("Ties still share"), and a leader with none of
+    the counted items scores nothing, as in Export scoring. ``second_minimum``: the least the other needs
+    (R15.8 "the second player" of Export scoring: 1; the Automa duel's "anyone with exactly one fewer
+    than the top gets 4", automa.md §4.3: 0)."""
     a, b = values
     if a == b:
         return tier_split(values, base_tiers)
@@ -160,7 +162,7 @@ def alternative_two_player_split(values: list[int], base_tiers: tuple[int, ...],
     out = [0, 0]
     if values[lead] >= 1:
         out[lead] = first
-    if values[other] >= 1 and values[lead] - values[other] in behind_by:
+    if values[other] >= second_minimum and values[lead] - values[other] in behind_by:
         out[other] = second
     return out
 

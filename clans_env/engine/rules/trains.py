@@ -28,7 +28,7 @@ from ..state import K_HOOK, K_STATION, K_TRAIN_MOVE, K_TRAIN_PLACE
 from ..topology import bits
 from . import deliveries as DL
 from . import milestones as MS
-from .common import reach
+from .common import shipping_reach
 from .registry import apply_for, describe_for, hook, legal_for
 
 AT, MINI, TILT, DELIV, STATION = "tr_at", "tr_mini", "tr_tilt", "tr_deliv", "tr_station"
@@ -504,7 +504,7 @@ def station_targets(g, p: int) -> int:
     for q in range(g.num_players):
         if q != p:
             others |= g.players[q].spaces
-    mask = reach(g, p) & topo.land_mask & others & ~near
+    mask = shipping_reach(g, p) & topo.land_mask & others & ~near
     from .stacking import stacked_unit
     out = 0
     for s in bits(mask):
