@@ -320,3 +320,60 @@ def test_cli_tournament_with_a_failing_agent_and_resume(tmp_path, capsys, bad_ag
     assert json.loads(before)["games"] == json.loads((out / "results.json").read_text())["games"]
     assert main(["tournament", "random", "heuristic", "--out", str(out), "--resume", "--no-progress"]) == 2
     assert "another tournament" in capsys.readouterr().err
+
+
+_ORPHANS = """
+import sys
+from training.tournament import run_tournament
+run_tournament(["random", "random"], games_per_pairing=400, seed=5, workers=2, out_dir=sys.argv[1],
+               progress=False)
+"""
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+def test_workers_end_when_the_tournament_process_is_killed(tmp_path):
+    """A tournament killed with SIGKILL must not leave its worker processes behind: with the fork
+    start method each worker held the parent's ends of the pipes, never saw EOF and waited for a
+    job forever (re-parented, for good)."""
+    out = tmp_path / "t"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    p = subprocess.Popen([sys.executable, "-c", _ORPHANS, str(out)], env=env)
+    workers: list[int] = []
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and p.poll() is None:
+            workers = _children(p.pid)
+            if len(workers) >= 2 and (out / "results.json").exists():
+                break
+            time.sleep(0.05)
+        assert len(workers) >= 2, "the tournament did not start its workers"
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(_running(w) for w in workers):
+        time.sleep(0.05)
+    alive = [w for w in workers if _running(w)]
+    for w in alive:                                   # don't leave them to the next test
+        os.kill(w, signal.SIGKILL)
+    assert not alive, f"worker processes {alive} outlived their killed parent"

@@ -52,6 +52,7 @@ from pathlib import Path
 from clans_env.engine import Game, GameConfig, IllegalActionError
 from clans_env.engine.game import atomic_write_text
 
+from .orphans import exit_with_parent, parent_token
 from .ratings import RatingTable, mean_interval, wilson_interval
 
 MODES = ("round-robin", "gauntlet")
@@ -562,7 +563,12 @@ def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = Non
                     yield r
 
 
-def _worker_main(conn, state) -> None:
+def _worker_main(conn, state, parent, inherited) -> None:
+    exit_with_parent(parent)
+    # a forked worker holds copies of the parent's ends of its own and its siblings' pipes: with
+    # them open, its read would never see EOF once the parent is gone
+    for c in inherited:
+        c.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # Ctrl-C is the parent's to handle
     while True:
         try:
@@ -575,10 +581,11 @@ def _worker_main(conn, state) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx):
+    def __init__(self, ctx, siblings=()):
         self.conn, child = ctx.Pipe()
         self.state = ctx.Array("d", 2, lock=False)     # [start of the current move (monotonic) or 0, seat]
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.state))   # not daemonic: agents may start processes (mcts:workers=)
+        inherited = [self.conn, *(w.conn for w in siblings)] if ctx.get_start_method() == "fork" else []
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.state, parent_token(), inherited))   # not daemonic: agents may start processes (mcts:workers=)
         self.proc.start()
         child.close()
         self.job: GameJob | None = None
@@ -600,7 +607,9 @@ class _WorkerPool:
 
     def __init__(self, n: int):
         self.ctx = mp.get_context()
-        self.workers = [_Worker(self.ctx) for _ in range(n)]
+        self.workers = []
+        for _ in range(n):
+            self.workers.append(_Worker(self.ctx, self.workers))
 
     def __enter__(self):
         return self
@@ -621,7 +630,7 @@ class _WorkerPool:
 
     def _replace(self, w: _Worker) -> None:
         w.kill()
-        self.workers[self.workers.index(w)] = _Worker(self.ctx)
+        self.workers[self.workers.index(w)] = _Worker(self.ctx, [o for o in self.workers if o is not w])
 
     def run(self, jobs):
         queue = deque(jobs)
