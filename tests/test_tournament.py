@@ -377,3 +377,36 @@ def test_workers_end_when_the_tournament_process_is_killed(tmp_path):
     for w in alive:                                   # don't leave them to the next test
         os.kill(w, signal.SIGKILL)
     assert not alive, f"worker processes {alive} outlived their killed parent"
+
+
+def test_resume_refuses_rows_that_contradict_their_replays(tmp_path):
+    """An edited results.json (a game's totals and ranks changed, marked incomplete) must not
+    give wrong standings on --resume: every kept row is checked against its replay, and the
+    edited game is named. A row whose replay is gone is played again. An edited top-level seed is
+    refused, not overwritten."""
+    out = tmp_path / "t"
+    kw = dict(games_per_pairing=2, seed=4, workers=1, progress=False)
+    straight = run_tournament(["random", "random"], out_dir=out, **kw)
+    path = out / "results.json"
+    original = path.read_text()
+    doc = json.loads(original)
+    doc["complete"] = False
+    doc["games"][1]["totals"], doc["games"][1]["ranks"] = [999, 0], [1, 2]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="game 1's row does not match its replay.*totals"):
+        run_tournament(["random", "random"], out_dir=out, resume=True, **kw)
+
+    doc = json.loads(original)
+    doc["seed"] = 77
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="seed is 77 but params.seed is 4"):
+        run_tournament(["random", "random"], out_dir=out, resume=True, **kw)
+    assert json.loads(path.read_text())["seed"] == 77          # refused, not overwritten
+
+    doc = json.loads(original)
+    doc["complete"] = False
+    doc["games"][0]["totals"] = [999, 0]
+    path.write_text(json.dumps(doc))
+    (out / "replays" / "game_00000.json").unlink()
+    resumed = run_tournament(["random", "random"], out_dir=out, resume=True, **kw)
+    assert [g.totals for g in resumed.games] == [g.totals for g in straight.games]

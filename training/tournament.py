@@ -519,23 +519,61 @@ def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> 
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ValueError(f"cannot resume: {str(path)!r} is not readable JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"cannot resume: {str(path)!r} is not a tournament's results.json")
     stored = doc.get("params") or {}
     diff = [f"{k}: {stored.get(k)!r} in the file, {v!r} now" for k, v in params.items() if stored.get(k) != v]
     if diff:
         raise ValueError(f"cannot resume from {str(path)!r}: it is another tournament ({'; '.join(diff)})")
+    # the summary's copies of the schedule's parameters: a resume rewrites them, so one edited to
+    # disagree with params would otherwise be silently overwritten
+    diff = [f"{k} is {doc.get(k)!r} but params.{k} is {params[k]!r}" for k in ("seed", "num_players", "mode")
+            if doc.get(k) != params[k]]
+    if diff:
+        raise ValueError(f"cannot resume from {str(path)!r}: the file contradicts itself ({'; '.join(diff)}); "
+                         f"it was edited or damaged")
     done = {}
     by_index = {job.index: job for job in jobs}
     for d in doc.get("games", []):
-        r = GameResult.from_dict(d)
+        try:
+            r = GameResult.from_dict(d)
+        except TypeError as e:
+            raise ValueError(f"cannot resume from {str(path)!r}: a game row is malformed ({e})") from None
         job = by_index.get(r.index)
         if job is None:
             continue                                     # beyond a smaller max_games now
         if r.game_seed != job.game_seed or list(r.names) != list(job.names):
             raise ValueError(f"cannot resume from {str(path)!r}: game {r.index} there has seed {r.game_seed} and "
                              f"seats {r.names}, the schedule has {job.game_seed} and {job.names}")
+        if r.ok:
+            if not _matches_replay(r, job, path):
+                continue                                 # no replay to vouch for it: played again
+            r.replay_path = job.replay_path
         if r.ok or not retry_failed:
             done[r.index] = r
     return done, float(doc.get("seconds") or 0.0)
+
+
+def _matches_replay(r: GameResult, job: GameJob, path) -> bool:
+    """Whether the finished game ``r`` of results.json ``path`` has its replay file; raises
+    ``ValueError`` naming the game when the row's scores, totals, ranks or seats differ from the
+    replay's (results.json was edited: the standings would be wrong)."""
+    try:
+        replay = json.loads(Path(job.replay_path).read_text(encoding="utf-8"))
+        sheets = replay["final_scores"]
+        recorded = {"names": replay["names"], "game_seed": replay["record"]["config"]["seed"],
+                    "totals": [s["total"] for s in sheets], "ranks": [s["rank"] for s in sheets],
+                    "num_actions": len(replay["record"]["actions"]), "scores": sheets}
+    except (OSError, ValueError, TypeError, KeyError):
+        return False
+    row = {"names": list(r.names), "game_seed": r.game_seed, "num_actions": r.num_actions, "scores": r.scores,
+           "totals": r.totals, "ranks": r.ranks}
+    wrong = [f"{k} {row[k]!r} (replay: {v!r})" for k, v in recorded.items() if row[k] != v]
+    if wrong:
+        raise ValueError(f"cannot resume from {str(path)!r}: game {r.index}'s row does not match its replay "
+                         f"{job.replay_path!r}: {'; '.join(wrong[:3])}; restore the file or delete that row "
+                         f"(the game is then played again)")
+    return True
 
 
 # ------------------------------------------------------------------------------------------------
