@@ -141,7 +141,7 @@ def _bound(wrapper: type, qualname: str) -> type:
             inner = self._innermost
             agent = inner.agent_selection
             if not (action is None and (inner.terminations[agent] or inner.truncations[agent])):
-                action = checked_action(action, inner.game)
+                action = checked_action(action, getattr(inner, "game", None))   # any env these wrap
             wrapper.step(self, action)
         namespace["step"] = step
     # the class keeps PettingZoo's name (its str() and wrapper chains read the same) and is found by
