@@ -27,7 +27,9 @@ in-process when running in the main thread); in worker processes the parent also
 whose move overruns the limit by a grace period (an agent stuck in C code that the alarm cannot
 interrupt) and starts a new one. results.json, standings.csv and games.csv are rewritten as games
 finish, and ``resume=True`` continues an interrupted tournament from its results.json, playing
-only the games it lacks: the final results equal an uninterrupted run's.
+only the games it lacks: the final results equal an uninterrupted run's (each kept game is checked
+against its replay file; see ``load_for_resume``). Worker processes end when the tournament's
+process does, however it ends (``training.orphans``).
 """
 from __future__ import annotations
 
@@ -510,8 +512,10 @@ class _IncrementalSaver:
 
 def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> tuple[dict, float]:
     """The games already played by the tournament in ``out_dir`` ({index: GameResult}) and its
-    seconds so far; raises ``ValueError`` when results.json is missing or belongs to another
-    tournament (other agents, players, mode, seed, games per pairing or game config)."""
+    seconds so far; raises ``ValueError`` when results.json is missing, belongs to another
+    tournament (other agents, players, mode, seed, games per pairing or game config), contradicts
+    its own params, or has a finished game whose row differs from its replay file. A finished game
+    without its replay file is left out (played again)."""
     path = Path(out_dir) / "results.json"
     if not path.is_file():
         raise ValueError(f"cannot resume: {str(path)!r} does not exist (start the tournament without --resume)")
