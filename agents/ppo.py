@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import os
+import warnings
 
 import numpy as np
 import torch
@@ -495,6 +496,58 @@ def _shape_field(tensor: str, arch: dict) -> str:
     return f"hidden_sizes={arch['hidden_sizes']}"
 
 
+#: the state dicts of networks a checkpoint may hold (PPO: model; AlphaZero training: also best_model)
+WEIGHT_FIELDS = ("model", "best_model")
+#: where a checkpoint keeps the sha256 of each of them (see ``stamp_weights``)
+DIGEST_FIELD = "weights_sha256"
+RESTAMP_HINT = "python -m training.stamp"
+
+
+def weights_digest(state: dict) -> str:
+    """sha256 of a state dict: every tensor's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(state):
+        t = state[name]
+        if not isinstance(t, torch.Tensor):
+            raise CheckpointError(f"weights entry {name!r} is not a tensor ({type(t).__name__})")
+        t = t.detach().cpu().contiguous().reshape(-1)
+        h.update(json.dumps([name, str(t.dtype), list(state[name].shape)]).encode())
+        h.update(t.view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+def stamp_weights(ckpt: dict) -> dict:
+    """``ckpt`` with the sha256 of each of its networks' weights (``weights_sha256``), which
+    ``read_checkpoint`` verifies: every model and checkpoint the project writes carries it."""
+    return {**ckpt, DIGEST_FIELD: {f: weights_digest(ckpt[f]) for f in WEIGHT_FIELDS if isinstance(ckpt.get(f), dict)}}
+
+
+def check_weights(ckpt: dict, path) -> None:
+    """Raise ``CheckpointError`` naming the file when any network's weights are not finite (NaN,
+    inf) or differ from the sha256 recorded with them (the file was damaged or edited). A file
+    without a recorded digest (written before digests existed) is accepted with a warning saying
+    how to stamp it."""
+    path = os.fspath(path)
+    present = [f for f in WEIGHT_FIELDS if isinstance(ckpt.get(f), dict)]
+    for f in present:
+        for name, t in ckpt[f].items():
+            if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+                raise CheckpointError(f"checkpoint {path!r}: {f}.{name} holds non-finite weights (NaN or inf); "
+                                      f"the network is unusable")
+    recorded = ckpt.get(DIGEST_FIELD)
+    if recorded is None:
+        warnings.warn(f"checkpoint {path!r} carries no weights digest (written by an older version), so damage to "
+                      f"its weights cannot be detected; stamp it with `{RESTAMP_HINT} {path}`", UserWarning,
+                      stacklevel=3)
+        return
+    if not isinstance(recorded, dict) or any(not isinstance(recorded.get(f), str) for f in present):
+        raise CheckpointError(f"checkpoint {path!r}: its {DIGEST_FIELD} record is malformed or incomplete")
+    for f in present:
+        if weights_digest(ckpt[f]) != recorded[f]:
+            raise CheckpointError(f"checkpoint {path!r}: the {f} weights do not match their recorded sha256 "
+                                  f"digest: the file is damaged (or was edited); restore it from a good copy")
+
+
 def read_checkpoint(path, num_players: int | None = None, obs_size: int | None = None,
                     num_actions: int = NUM_ACTIONS) -> dict:
     """Load a PPO checkpoint or exported model (CPU) and check it fits the game.
@@ -516,6 +569,7 @@ def read_checkpoint(path, num_players: int | None = None, obs_size: int | None =
         raise CheckpointError(f"{path!r} has checkpoint version {ckpt.get('version')!r}; this code reads "
                               f"version {CHECKPOINT_VERSION}")
     arch = validate_arch(ckpt.get("arch"), ckpt.get("model"), path)
+    check_weights(ckpt, path)
     for name, expected in (("num_players", num_players), ("obs_size", obs_size), ("num_actions", num_actions)):
         if expected is not None and arch[name] != expected:
             raise CheckpointError(f"checkpoint {path!r} was trained with {name}={arch[name]}, but {name}={expected} "

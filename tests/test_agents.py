@@ -182,10 +182,12 @@ def test_registry_help_lists_kinds_and_options():
 
 
 def test_heuristic_values_are_pinned_to_the_recorded_ones():
-    """The Heuristic's action values on 35 positions of seeded games (2 and 3 players, base and
+    """The Heuristic's action values on 38 positions of seeded games (2 and 3 players, base and
     Industria) are the ones recorded in tests/data/heuristic_values.json (written by the estimate
-    before its sixth-session speed-up, commit c59c202): optimisations of the estimate must keep its
-    arithmetic. A deliberate change of the strategy regenerates the file (and says so)."""
+    before its sixth-session speed-up, commit c59c202; the Industria game's 17 positions re-recorded
+    after the Industria rules corrections of issue 35 changed that game from its 6th position on, the
+    21 base positions unchanged): optimisations of the estimate must keep its arithmetic. A deliberate
+    change of the strategy regenerates the file (and says so)."""
     import json
     import random
     from pathlib import Path

@@ -635,7 +635,7 @@ def test_final_scoring_per_level(level):
 @pytest.mark.parametrize("exports, vp", [([3, 2], [8, 4]), ([3, 1], [8, 0]), ([2, 2], [4, 4]), ([0, 0], [0, 0]),
                                          ([0, 1], [4, 8]), ([1, 0], [8, 4])])
 def test_two_player_export_majority(exports, vp):
-    """automa.md §4.3 (A12): "the most fulfilled gets ⌊8 / number tied⌋; anyone with exactly one fewer than
+    """Automa digest §4.3 (A12): "the most fulfilled gets ⌊8 / number tied⌋; anyone with exactly one fewer than
     the top gets 4; everyone else gets 0": also a player with none against the Automa's one; with none
     at all nobody is "the most fulfilled" (base entry 2)."""
     g = position()

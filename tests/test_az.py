@@ -17,7 +17,7 @@ from agents import make
 from agents.az import (AZAgent, NetEvaluator, Node, Search, SearchParams, outcome_values, reused_root,
                        run_searches)
 from agents.heuristic import HeuristicAgent
-from agents.ppo import PolicyValueNet, read_checkpoint
+from agents.ppo import CheckpointError, PolicyValueNet, read_checkpoint
 from clans_env import Game, GameConfig
 from clans_env.engine.actions import FULFIL, NUM_ACTIONS, PASS
 from clans_env.env.rewards import final_rewards
@@ -352,12 +352,64 @@ def test_replay_buffer_ring_and_file_round_trip(tmp_path):
                 np.array([i, -i], np.float32))
     assert len(buf) == 4 and buf.added == 6 and sorted(buf.obs[:, 0].tolist()) == [2, 3, 4, 5]
     buf.save(tmp_path / "b.npz")
-    back = ReplayBuffer.load(tmp_path / "b.npz", 3, 2)
+    back = ReplayBuffer.load(tmp_path / "b.npz", 3, 2, capacity=4)
     for name in ("obs", "mask", "visits", "z"):
         assert np.array_equal(getattr(buf, name), getattr(back, name))
     assert (back.size, back.next, back.added) == (4, 2, 6)
     _, _, pi, _ = back.sample(np.array([0, 1]))
     assert torch.allclose(pi.sum(1), torch.ones(2))
+
+
+def test_damaged_replay_buffers_are_refused_naming_the_file(tmp_path):
+    """--resume on a damaged buffer_*.npz: a truncated file, a capacity of 10**12 in its meta (which
+    would allocate petabytes), an object array and inconsistent counters each raise CheckpointError
+    naming the file and the fault, before anything big is allocated."""
+    import io
+    import zipfile
+    cfg = tiny_config(iterations=1, gate_threshold=0.0)
+    run = tmp_path / "run"
+    AZTrainer(cfg, run, progress=False, tensorboard=False).train()
+    (good,) = run.glob("buffer_i*.npz")
+    original = good.read_bytes()
+    AZTrainer.resume(run, progress=False, tensorboard=False)           # intact: resumes
+    with np.load(good) as d:
+        arrays = {k: d[k] for k in d.files}
+
+    def write(**changes):
+        np.savez(good, **{**arrays, **changes})
+
+    good.write_bytes(original[:len(original) // 2])
+    with pytest.raises(CheckpointError, match=f"{good.name}.*unreadable.*BadZipFile"):
+        AZTrainer.resume(run, progress=False, tensorboard=False)
+    meta = arrays["meta"].copy()
+    meta[0] = 10 ** 12
+    write(meta=meta)
+    with pytest.raises(CheckpointError, match=f"{good.name}.*capacity 1000000000000, but the run's buffer_size is "
+                                              f"{cfg.buffer_size}"):
+        AZTrainer.resume(run, progress=False, tensorboard=False)
+    write(z=np.array([object()] * len(arrays["z"]), dtype=object))
+    with pytest.raises(CheckpointError, match=f"{good.name}.*z is an object array"):
+        AZTrainer.resume(run, progress=False, tensorboard=False)
+    meta = arrays["meta"].copy()
+    meta[1] += 1
+    write(meta=meta)
+    with pytest.raises(CheckpointError, match=f"{good.name}.*inconsistent counters"):
+        AZTrainer.resume(run, progress=False, tensorboard=False)
+    write(obs=np.zeros((len(arrays["obs"]), arrays["obs"].shape[1] + 1), np.float16))
+    with pytest.raises(CheckpointError, match=f"{good.name}.*obs is float16 of shape"):
+        AZTrainer.resume(run, progress=False, tensorboard=False)
+    # a header claiming a huge array is refused from the header alone
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f2", "fortran_order": False,
+                                               "shape": (10 ** 12, arrays["obs"].shape[1])})
+    with zipfile.ZipFile(good, "w") as z:
+        for k, v in arrays.items():
+            if k != "obs":
+                with z.open(f"{k}.npy", "w") as fh:
+                    np.lib.format.write_array(fh, v)
+        z.writestr("obs.npy", buf.getvalue())
+    with pytest.raises(CheckpointError, match=f"{good.name}.*obs is float16 of shape \\(1000000000000"):
+        AZTrainer.resume(run, progress=False, tensorboard=False)
 
 
 def test_policy_target_temperature_sharpens_the_visit_distribution():

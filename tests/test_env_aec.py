@@ -518,3 +518,26 @@ def test_wrapped_env_can_be_pickled_and_copied_mid_game(copier):
             action = int(legal[rng.integers(len(legal))])
         e.step(action)
         twin.step(action)
+
+
+@pytest.mark.parametrize("bad", [True, False, np.bool_(True), NUM_ACTIONS, -1, 1.7, None, "5", np.float32(3.0),
+                                 np.array([1, 2])])
+def test_actions_outside_the_space_are_refused_with_the_valid_range(bad):
+    """env.step(True) failed inside PettingZoo's TerminateIllegalWrapper with numpy's "truth value of
+    an array is ambiguous"; 325, -1, 1.7, None, "5" with a bare "action is not in action space".
+    Each now says what was wrong, the valid range and the actions legal now, and changes nothing
+    (wrapped and raw env alike)."""
+    from clans_env.env import ActionSpaceError
+    for make_env in (clans_env.env, clans_env.raw_env):
+        e = make_env(num_players=2)
+        e.reset(seed=0)
+        before, agent = e.unwrapped.game.to_json(), e.agent_selection
+        legal = e.unwrapped.game.legal_actions()
+        with pytest.raises(ActionSpaceError, match=rf"actions are integers 0\.\.{NUM_ACTIONS - 1}.*legal now "
+                                                   rf"\({len(legal)}\): \[{legal[0]}, "):
+            e.step(bad)
+        assert e.unwrapped.game.to_json() == before and e.agent_selection == agent
+        assert not any(e.terminations.values())
+    e = clans_env.env(num_players=2)
+    e.reset(seed=0)
+    e.step(np.int64(e.unwrapped.game.legal_actions()[0]))        # NumPy integers are actions

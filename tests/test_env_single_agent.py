@@ -234,3 +234,18 @@ def test_render_modes():
     picture.reset(seed=0)
     image = picture.render()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+
+
+@pytest.mark.parametrize("bad", [True, NUM_ACTIONS, -1, 1.7, None, "5"])
+def test_actions_outside_the_space_are_errors_not_penalties(bad):
+    """Not an action at all (a bool, out of 0..NUM_ACTIONS-1, a float, None, a string) raises
+    ActionSpaceError naming the valid range and the legal actions, whatever illegal_action says;
+    the game is unchanged (int(1.7) used to play action 1, int("5") action 5)."""
+    from clans_env.env import ActionSpaceError
+    for mode in ("penalize", "raise"):
+        env = SingleAgentEnv(num_players=2, illegal_action=mode)
+        env.reset(seed=0)
+        before = env.game.to_json()
+        with pytest.raises(ActionSpaceError, match=rf"0\.\.{NUM_ACTIONS - 1}.*legal now"):
+            env.step(bad)
+        assert env.game.to_json() == before

@@ -69,8 +69,13 @@ def _refused(doc_or_text, *words) -> str:
 
 
 def _mid_game() -> dict:
-    """A mid-game save (4 players, 120 decisions) whose players have cached reach sets."""
-    return _doc(6)
+    """A mid-game save (4 players, 120 decisions) whose players have cached reach sets, as versions
+    before saves wrote every reach cache stale (-1) saved them."""
+    doc = _doc(6)
+    g = Game.from_json(json.dumps(doc))
+    for p, d in enumerate(doc["players"]):
+        d["reach"] = reach(g, p)
+    return doc
 
 
 # ---- the failures reported, one by one -----------------------------------------------------------
@@ -85,13 +90,36 @@ def test_valid_saves_load_round_trip_and_play_on():
 
 
 def test_saves_with_and_without_cached_reach_load():
-    """A cached reach set is either stale (-1) or the fresh one; both load, and the loaded game
-    saves to the same text."""
+    """A cached reach set is either stale (-1) or the fresh one (older saves); both load, and the
+    loaded game saves to the same text, with the cache stale."""
     doc = _mid_game()
     assert any(p["reach"] != -1 for p in doc["players"])
+    assert Game.from_json(json.dumps(doc)).to_json() == real_saves()[6]
     for p in doc["players"]:
         p["reach"] = -1
-    assert json.loads(Game.from_json(json.dumps(doc)).to_json())["players"][0]["reach"] == -1
+    assert Game.from_json(json.dumps(doc)).to_json() == real_saves()[6]
+
+
+def test_a_save_does_not_depend_on_caches():
+    """to_json() of one position changed after observe() (players[i].reach went from -1, stale, to
+    the computed set): the text of a save must not depend on what was asked of the position. Over
+    random games (base, Industria, the Automa), every position saves to the same text before and
+    after observations, legal lists, action names and score sheets."""
+    from clans_env.encoding import ObservationEncoder
+    for k, cfg in enumerate([GameConfig(num_players=2, seed=1), GameConfig(num_players=3, seed=2, industria=True),
+                             GameConfig(num_players=2, seed=3, automa={1: 3}, industria=True)]):
+        g = Game(cfg)
+        enc = ObservationEncoder(cfg.num_players, industria=cfg.industria_modules)
+        rng = random.Random(k)
+        while not g.is_terminal():
+            before = g.to_json()
+            for seat in range(cfg.num_players):
+                enc.encode(g, seat)
+            legal = g.legal_actions()
+            g.action_to_string(legal[0])
+            g.final_scores()
+            assert g.to_json() == before, (k, len(g.history))
+            g.apply(rng.choice(legal))
 
 
 def test_negative_money_is_refused():
@@ -605,12 +633,29 @@ def test_engine_does_not_import_numpy():
     (dict(map_sides=5), ["map_sides", "A1"]),
     (dict(map_sides=[1, 2, 3, 4]), ["map_sides"]),
     (dict(clan_selection=["draft"]), ["clan_selection", "draft"]),
+    (dict(seed=-1), ["seed", "0..2**64-1", "-1"]),
+    (dict(seed=2 ** 80), ["seed", "0..2**64-1"]),
+    (dict(seed=2 ** 64), ["seed", "0..2**64-1"]),
+    (dict(num_players=2, clans=["stewart", "macdonald"], clan_selection="auction"),
+     ["clans=['stewart', 'macdonald']", "clan_selection='auction'", "not both"]),
+    (dict(num_players=2, clans=["stewart", "macdonald"], clan_selection="none"), ["clans=", "clan_selection='none'"]),
 ])
 def test_config_refuses_accidental_values(kwargs, words):
     with pytest.raises(ValueError) as err:
         GameConfig(**kwargs)
     for w in words:
         assert w in str(err.value), (w, str(err.value))
+
+
+def test_config_accepts_the_whole_seed_range_with_the_same_games():
+    """Seeds 0..2**64-1 are valid and keep their games (the generator's state is the seed's)."""
+    from clans_env.engine.rng import Rng
+    for seed in (0, 1, 2 ** 31 - 1, 2 ** 64 - 1):
+        g = Game(GameConfig(num_players=2, seed=seed))
+        assert g.config.seed == seed
+    assert Game(GameConfig(num_players=2, seed=5)).to_json() == Game(GameConfig(num_players=2, seed=5)).to_json()
+    assert Rng(2 ** 64 - 1).state == Rng(-1).state            # why -1 is refused: it is 2**64-1's game
+    assert GameConfig(num_players=2, clans=["stewart", "macdonald"]).clans == ("stewart", "macdonald")
 
 
 def test_config_from_dict_needs_a_dict():

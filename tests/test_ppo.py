@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,14 +17,14 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents import RandomAgent
+from agents import RandomAgent, make
 from agents.ppo import CheckpointError, MaskedCategorical, PPOAgent, read_checkpoint
 from clans_env import Game, GameConfig
 from clans_env.engine.actions import NUM_ACTIONS
 from training.config import PPOConfig
 from training.evaluate import evaluate_net, summarize, wilson_interval
 from training.networks import build_network
-from training.ppo import PPOTrainer
+from training.ppo import PPOTrainer, export_model
 from training.selfplay import collect, gae, make_encoder, seat_outcomes
 
 TINY = dict(num_players=2, total_steps=10_000, rollout_steps=64, num_envs=2, hidden_sizes=[16], minibatch_size=32,
@@ -660,8 +661,10 @@ def test_shipped_model_loads_and_beats_random():
 
 # ------------------------------------------------------------------------------------------------
 # issue 18: checkpoints that exhaust memory / mismatched arch records
-def _tiny_model_file(path, encoder, arch_changes=None, drop=(), state_changes=None):
-    """An exported-model file of a 1x8 network whose ``arch`` is then edited (the weights stay)."""
+def _tiny_model_file(path, encoder, arch_changes=None, drop=(), state_changes=None, stamp=True):
+    """An exported-model file of a 1x8 network whose ``arch`` is then edited (the weights stay);
+    with its weights digest unless ``stamp`` is false (as an older version wrote it)."""
+    from agents.ppo import stamp_weights
     from training.networks import PolicyValueNet
     net = PolicyValueNet(encoder.size, NUM_ACTIONS, 2, hidden_sizes=[8])
     arch = {**net.arch, **(arch_changes or {})}
@@ -669,8 +672,9 @@ def _tiny_model_file(path, encoder, arch_changes=None, drop=(), state_changes=No
         arch.pop(k)
     state = {k: v.clone() for k, v in net.state_dict().items()}
     state.update(state_changes or {})
-    torch.save({"format": "clans-ppo-checkpoint", "version": 1, "kind": "model", "arch": arch, "model": state,
-                "config": {}}, path)
+    ckpt = {"format": "clans-ppo-checkpoint", "version": 1, "kind": "model", "arch": arch, "model": state,
+            "config": {}}
+    torch.save(stamp_weights(ckpt) if stamp else ckpt, path)
     return path
 
 
@@ -758,3 +762,69 @@ def test_learner_device_defaults_to_a_gpu_only_when_there_is_one():
     _optimizer_to(opt, torch.device("cpu"))
     state = next(iter(opt.state.values()))
     assert state["exp_avg"].device.type == "cpu" and state["step"].device.type == "cpu"
+
+
+# ------------------------------------------------------------------------------------------------
+# weights digests: damaged weights are refused
+SHIPPED_MODELS = sorted((Path(__file__).resolve().parent.parent / "models").glob("*/model.pt"))
+
+
+def _flip_weight_bytes(src, dst, count=64):
+    """Copy ``src`` to ``dst`` with ``count`` bytes inside the largest weight tensor inverted (the
+    zip container and the pickle stay intact, so torch.load still reads it)."""
+    raw = bytearray(Path(src).read_bytes())
+    state = torch.load(src, map_location="cpu", weights_only=True)["model"]
+    t = max(state.values(), key=lambda x: x.numel())
+    data = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+    at = raw.find(data[:4096]) + 1000
+    assert at > 1000
+    for i in range(at, at + count):
+        raw[i] ^= 0xFF
+    Path(dst).write_bytes(bytes(raw))
+    return dst
+
+
+@pytest.mark.parametrize("shipped", SHIPPED_MODELS, ids=lambda p: p.parent.name)
+def test_shipped_models_carry_a_weights_digest_and_damage_is_refused(tmp_path, shipped):
+    """64 flipped bytes inside a shipped model's weights loaded and played; every model the project
+    writes (and ships) carries the sha256 of its weights, and a mismatch is a CheckpointError
+    naming the file."""
+    from agents.ppo import DIGEST_FIELD, weights_digest
+    ckpt = read_checkpoint(shipped)
+    assert ckpt[DIGEST_FIELD]["model"] == weights_digest(ckpt["model"])
+    bad = _flip_weight_bytes(shipped, tmp_path / "model.pt")
+    assert torch.load(bad, map_location="cpu", weights_only=True)["model"] is not None     # still "loads"
+    with pytest.raises(CheckpointError, match=f"{bad}.*model weights do not match their recorded sha256"):
+        read_checkpoint(bad)
+    with pytest.raises(CheckpointError, match="sha256"):
+        make(f"ppo:path={bad}")
+
+
+def test_non_finite_weights_are_refused_and_written_files_are_stamped(tmp_path, encoder):
+    """A model whose weights are all NaN (digest recomputed, so only the values are wrong) is refused;
+    export_model / the trainer's checkpoints carry a digest that loading verifies; a file without
+    one (an older version's) loads with a warning naming `python -m training.stamp`, which adds it."""
+    from agents.ppo import DIGEST_FIELD
+    from training.networks import PolicyValueNet
+    from training.stamp import stamp_file
+    net = PolicyValueNet(encoder.size, NUM_ACTIONS, 2, hidden_sizes=[8])
+    path = tmp_path / "m.pt"
+    export_model(net, tiny_config(), path, encoder)
+    assert DIGEST_FIELD in read_checkpoint(path)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.fill_(float("nan"))
+    export_model(net, tiny_config(), tmp_path / "nan.pt", encoder)
+    with pytest.raises(CheckpointError, match="nan.pt.*non-finite weights"):
+        read_checkpoint(tmp_path / "nan.pt")
+    with pytest.raises(CheckpointError, match="non-finite"):
+        PPOAgent(tmp_path / "nan.pt")
+    old = _tiny_model_file(tmp_path / "old.pt", encoder, stamp=False)
+    with pytest.warns(UserWarning, match="no weights digest.*python -m training.stamp"):
+        read_checkpoint(old)
+    assert stamp_file(old) and not stamp_file(old)
+    assert DIGEST_FIELD in read_checkpoint(old)
+    out = tmp_path / "run"
+    PPOTrainer(tiny_config(), out, encoder=encoder, progress=False, tensorboard=False).train(max_updates=1)
+    for f in ("checkpoint.pt", "model.pt"):
+        assert DIGEST_FIELD in read_checkpoint(out / f)

@@ -337,3 +337,93 @@ def test_cli_tournament_with_a_failing_agent_and_resume(tmp_path, capsys, bad_ag
     assert json.loads(before)["games"] == json.loads((out / "results.json").read_text())["games"]
     assert main(["tournament", "random", "heuristic", "--out", str(out), "--resume", "--no-progress"]) == 2
     assert "another tournament" in capsys.readouterr().err
+
+
+_ORPHANS = """
+import sys
+from training.tournament import run_tournament
+run_tournament(["random", "random"], games_per_pairing=400, seed=5, workers=2, out_dir=sys.argv[1],
+               progress=False)
+"""
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process table from /proc")
+def test_workers_end_when_the_tournament_process_is_killed(tmp_path):
+    """A tournament killed with SIGKILL must not leave its worker processes behind: with the fork
+    start method each worker held the parent's ends of the pipes, never saw EOF and waited for a
+    job forever (re-parented, for good)."""
+    out = tmp_path / "t"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    p = subprocess.Popen([sys.executable, "-c", _ORPHANS, str(out)], env=env)
+    workers: list[int] = []
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and p.poll() is None:
+            workers = _children(p.pid)
+            if len(workers) >= 2 and (out / "results.json").exists():
+                break
+            time.sleep(0.05)
+        assert len(workers) >= 2, "the tournament did not start its workers"
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(_running(w) for w in workers):
+        time.sleep(0.05)
+    alive = [w for w in workers if _running(w)]
+    for w in alive:                                   # don't leave them to the next test
+        os.kill(w, signal.SIGKILL)
+    assert not alive, f"worker processes {alive} outlived their killed parent"
+
+
+def test_resume_refuses_rows_that_contradict_their_replays(tmp_path):
+    """An edited results.json (a game's totals and ranks changed, marked incomplete) must not
+    give wrong standings on --resume: every kept row is checked against its replay, and the
+    edited game is named. A row whose replay is gone is played again. An edited top-level seed is
+    refused, not overwritten."""
+    out = tmp_path / "t"
+    kw = dict(games_per_pairing=2, seed=4, workers=1, progress=False)
+    straight = run_tournament(["random", "random"], out_dir=out, **kw)
+    path = out / "results.json"
+    original = path.read_text()
+    doc = json.loads(original)
+    doc["complete"] = False
+    doc["games"][1]["totals"], doc["games"][1]["ranks"] = [999, 0], [1, 2]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="game 1's row does not match its replay.*totals"):
+        run_tournament(["random", "random"], out_dir=out, resume=True, **kw)
+
+    doc = json.loads(original)
+    doc["seed"] = 77
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="seed is 77 but params.seed is 4"):
+        run_tournament(["random", "random"], out_dir=out, resume=True, **kw)
+    assert json.loads(path.read_text())["seed"] == 77          # refused, not overwritten
+
+    doc = json.loads(original)
+    doc["complete"] = False
+    doc["games"][0]["totals"] = [999, 0]
+    path.write_text(json.dumps(doc))
+    (out / "replays" / "game_00000.json").unlink()
+    resumed = run_tournament(["random", "random"], out_dir=out, resume=True, **kw)
+    assert [g.totals for g in resumed.games] == [g.totals for g in straight.games]

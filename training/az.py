@@ -34,6 +34,7 @@ import os
 import random
 import sys
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -238,20 +239,80 @@ class ReplayBuffer:
         atomic_write(path, write, binary=True)
         write_point(f"after {Path(path).name}")
 
+    #: the arrays of a buffer file: name -> (dtype, row width given obs_size and num_players)
+    FIELDS = {"obs": (np.float16, lambda o, n: o), "mask": (np.bool_, lambda o, n: NUM_ACTIONS),
+              "visits": (np.uint16, lambda o, n: NUM_ACTIONS), "z": (np.float32, lambda o, n: n)}
+
     @classmethod
-    def load(cls, path, obs_size: int, num_players: int) -> "ReplayBuffer":
-        with np.load(path) as d:
-            capacity, size, nxt, added = (int(x) for x in d["meta"])
-            buf = cls(capacity, obs_size, num_players)
-            if d["obs"].shape != (size, obs_size) or d["z"].shape != (size, num_players):
-                raise CheckpointError(f"{os.fspath(path)!r}: replay buffer shapes do not fit obs_size={obs_size}, "
-                                      f"num_players={num_players}")
-            buf.obs[:size] = d["obs"]
-            buf.mask[:size] = d["mask"]
-            buf.visits[:size] = d["visits"]
-            buf.z[:size] = d["z"]
+    def load(cls, path, obs_size: int, num_players: int, *, capacity: int) -> "ReplayBuffer":
+        """The buffer saved at ``path``, for a run whose config has ``capacity`` (buffer_size),
+        ``obs_size`` and ``num_players``. Raises ``CheckpointError`` naming the file and the fault
+        when it is unreadable (truncated, not a zip), lacks an array, holds object arrays, or its
+        sizes disagree with the config; sizes are checked from the arrays' headers, before anything
+        is allocated or decompressed."""
+        where = os.fspath(path)
+        try:
+            headers = _npz_headers(where)
+        except CheckpointError:
+            raise
+        except Exception as e:          # zipfile.BadZipFile, EOFError, a bad .npy header, ...
+            raise CheckpointError(f"replay buffer {where!r} is unreadable (truncated or damaged?): "
+                                  f"{type(e).__name__}: {e}") from None
+        missing = [k for k in (*cls.FIELDS, "meta") if k not in headers]
+        if missing:
+            raise CheckpointError(f"replay buffer {where!r} lacks the arrays {missing}")
+        shape, dtype = headers["meta"]
+        if shape != (4,) or dtype.kind not in "iu":
+            raise CheckpointError(f"replay buffer {where!r}: meta must be 4 integers (got shape {shape}, {dtype})")
+        try:
+            with np.load(where, allow_pickle=False) as d:
+                file_capacity, size, nxt, added = (int(x) for x in d["meta"])
+                if file_capacity != capacity:
+                    raise CheckpointError(f"replay buffer {where!r} has capacity {file_capacity}, but the run's "
+                                          f"buffer_size is {capacity}")
+                if not (0 <= size <= capacity and added >= size and size == min(added, capacity)
+                        and nxt == added % capacity):
+                    raise CheckpointError(f"replay buffer {where!r}: inconsistent counters size={size}, "
+                                          f"next={nxt}, added={added} for capacity {capacity}")
+                for name, (want, width) in cls.FIELDS.items():
+                    shape, dtype = headers[name]
+                    expected = (size, width(obs_size, num_players))
+                    if shape != expected or dtype != np.dtype(want):
+                        raise CheckpointError(
+                            f"replay buffer {where!r}: {name} is {dtype} of shape {shape}, expected {np.dtype(want)} "
+                            f"of shape {expected} (obs_size={obs_size}, num_players={num_players}, {size} samples)")
+                buf = cls(capacity, obs_size, num_players)
+                for name in cls.FIELDS:
+                    getattr(buf, name)[:size] = d[name]
+        except CheckpointError:
+            raise
+        except Exception as e:
+            raise CheckpointError(f"replay buffer {where!r} is unreadable (truncated or damaged?): "
+                                  f"{type(e).__name__}: {e}") from None
+        if not (np.isfinite(buf.obs[:size]).all() and np.isfinite(buf.z[:size]).all()):
+            raise CheckpointError(f"replay buffer {where!r} holds non-finite observations or value targets")
         buf.size, buf.next, buf.added = size, nxt, added
         return buf
+
+
+def _npz_headers(path: str) -> dict:
+    """name -> (shape, dtype) of every array in the .npz file ``path``, read from the .npy headers
+    only (nothing is decompressed beyond them); raises ``CheckpointError`` for object arrays."""
+    out = {}
+    with zipfile.ZipFile(path) as z:
+        for info in z.infolist():
+            if not info.filename.endswith(".npy"):
+                continue
+            with z.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                shape, _, dtype = read(fh)
+            if dtype.hasobject:
+                raise CheckpointError(f"replay buffer {path!r}: {info.filename[:-4]} is an object array "
+                                      f"(a buffer holds numbers only)")
+            out[info.filename[:-4]] = (tuple(shape), dtype)
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -471,7 +532,8 @@ class AZTrainer(TrainingLoop):
         self.elapsed, self.cpu = float(c["elapsed"]), float(c["cpu_s"])
         name = ckpt["buffer"]
         if name:
-            self.buffer = ReplayBuffer.load(self.out / name, self.encoder.size, self.config.num_players)
+            self.buffer = ReplayBuffer.load(self.out / name, self.encoder.size, self.config.num_players,
+                                             capacity=self.config.buffer_size)
         self._saved_iteration = self.iteration
         self._prune_buffers(keep=name)
         self._export()

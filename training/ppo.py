@@ -40,8 +40,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, CheckpointError, arch_difference, check_encoder,
-                        load_policy, observation_fingerprint, observation_layout, read_checkpoint)
+from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, WEIGHT_FIELDS, CheckpointError, arch_difference,
+                        check_encoder, load_policy, observation_fingerprint, observation_layout, read_checkpoint,
+                        stamp_weights)
 from clans_env.engine.actions import NUM_ACTIONS
 from clans_env.engine.game import atomic_write, atomic_write_text
 
@@ -62,8 +63,11 @@ TMP_PREFIX = ".tmp-"          # the prefix atomic_write gives its temporary file
 # files
 def atomic_torch_save(obj, path) -> None:
     """``torch.save`` written atomically (temporary file, fsync, rename): a crash leaves either the
-    old file or the new one, never a torn one."""
+    old file or the new one, never a torn one. A checkpoint or model (a dict with network weights)
+    gets the sha256 of its weights (``agents.ppo.stamp_weights``), which loading verifies."""
     name = os.path.basename(os.fspath(path))
+    if isinstance(obj, dict) and any(isinstance(obj.get(f), dict) for f in WEIGHT_FIELDS):
+        obj = stamp_weights(obj)
 
     def write(fh):
         torch.save(obj, fh)

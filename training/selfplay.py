@@ -34,6 +34,7 @@ from clans_env.env.rewards import final_rewards
 
 from .config import PPOConfig
 from .networks import IncrementalActor, PolicyValueNet
+from .orphans import exit_with_parent, parent_token
 
 LEARNER = "learner"
 
@@ -507,7 +508,10 @@ def _read_weights(nets: list[PolicyValueNet], weights: dict) -> None:
     del flat
 
 
-def _worker_main(conn, config_dict: dict, arch: dict, have_heuristic: bool, torch_threads: int) -> None:
+def _worker_main(conn, config_dict: dict, arch: dict, have_heuristic: bool, torch_threads: int, parent) -> None:
+    # in the middle of a collection a worker reads no pipe and would play on for minutes after its
+    # trainer was killed
+    exit_with_parent(parent)
     torch.set_num_threads(torch_threads)
     config = PPOConfig.from_dict(config_dict)
     encoder = make_encoder(config.num_players, config.game_options)
@@ -565,7 +569,7 @@ class WorkerPool:
         self._weights_path: str | None = None
         for _ in range(config.workers):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(child, config.to_dict(), arch, have_heuristic, 1),
+            proc = ctx.Process(target=_worker_main, args=(child, config.to_dict(), arch, have_heuristic, 1, parent_token()),
                                daemon=True)
             proc.start()
             child.close()

@@ -27,7 +27,9 @@ in-process when running in the main thread); in worker processes the parent also
 whose move overruns the limit by a grace period (an agent stuck in C code that the alarm cannot
 interrupt) and starts a new one. results.json, standings.csv and games.csv are rewritten as games
 finish, and ``resume=True`` continues an interrupted tournament from its results.json, playing
-only the games it lacks: the final results equal an uninterrupted run's.
+only the games it lacks: the final results equal an uninterrupted run's (each kept game is checked
+against its replay file; see ``load_for_resume``). Worker processes end when the tournament's
+process does, however it ends (``training.orphans``).
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ from pathlib import Path
 from clans_env.engine import Game, GameConfig, IllegalActionError
 from clans_env.engine.game import atomic_write_text
 
+from .orphans import exit_with_parent, parent_token
 from .progress import Progress, say
 from .ratings import RatingTable, mean_interval, wilson_interval
 
@@ -516,8 +519,10 @@ class _IncrementalSaver:
 
 def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> tuple[dict, float]:
     """The games already played by the tournament in ``out_dir`` ({index: GameResult}) and its
-    seconds so far; raises ``ValueError`` when results.json is missing or belongs to another
-    tournament (other agents, players, mode, seed, games per pairing or game config)."""
+    seconds so far; raises ``ValueError`` when results.json is missing, belongs to another
+    tournament (other agents, players, mode, seed, games per pairing or game config), contradicts
+    its own params, or has a finished game whose row differs from its replay file. A finished game
+    without its replay file is left out (played again)."""
     path = Path(out_dir) / "results.json"
     if not path.is_file():
         raise ValueError(f"cannot resume: {str(path)!r} does not exist (start the tournament without --resume)")
@@ -525,23 +530,61 @@ def load_for_resume(out_dir, params: dict, jobs, retry_failed: bool = False) -> 
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ValueError(f"cannot resume: {str(path)!r} is not readable JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"cannot resume: {str(path)!r} is not a tournament's results.json")
     stored = doc.get("params") or {}
     diff = [f"{k}: {stored.get(k)!r} in the file, {v!r} now" for k, v in params.items() if stored.get(k) != v]
     if diff:
         raise ValueError(f"cannot resume from {str(path)!r}: it is another tournament ({'; '.join(diff)})")
+    # the summary's copies of the schedule's parameters: a resume rewrites them, so one edited to
+    # disagree with params would otherwise be silently overwritten
+    diff = [f"{k} is {doc.get(k)!r} but params.{k} is {params[k]!r}" for k in ("seed", "num_players", "mode")
+            if doc.get(k) != params[k]]
+    if diff:
+        raise ValueError(f"cannot resume from {str(path)!r}: the file contradicts itself ({'; '.join(diff)}); "
+                         f"it was edited or damaged")
     done = {}
     by_index = {job.index: job for job in jobs}
     for d in doc.get("games", []):
-        r = GameResult.from_dict(d)
+        try:
+            r = GameResult.from_dict(d)
+        except TypeError as e:
+            raise ValueError(f"cannot resume from {str(path)!r}: a game row is malformed ({e})") from None
         job = by_index.get(r.index)
         if job is None:
             continue                                     # beyond a smaller max_games now
         if r.game_seed != job.game_seed or list(r.names) != list(job.names):
             raise ValueError(f"cannot resume from {str(path)!r}: game {r.index} there has seed {r.game_seed} and "
                              f"seats {r.names}, the schedule has {job.game_seed} and {job.names}")
+        if r.ok:
+            if not _matches_replay(r, job, path):
+                continue                                 # no replay to vouch for it: played again
+            r.replay_path = job.replay_path
         if r.ok or not retry_failed:
             done[r.index] = r
     return done, float(doc.get("seconds") or 0.0)
+
+
+def _matches_replay(r: GameResult, job: GameJob, path) -> bool:
+    """Whether the finished game ``r`` of results.json ``path`` has its replay file; raises
+    ``ValueError`` naming the game when the row's scores, totals, ranks or seats differ from the
+    replay's (results.json was edited: the standings would be wrong)."""
+    try:
+        replay = json.loads(Path(job.replay_path).read_text(encoding="utf-8"))
+        sheets = replay["final_scores"]
+        recorded = {"names": replay["names"], "game_seed": replay["record"]["config"]["seed"],
+                    "totals": [s["total"] for s in sheets], "ranks": [s["rank"] for s in sheets],
+                    "num_actions": len(replay["record"]["actions"]), "scores": sheets}
+    except (OSError, ValueError, TypeError, KeyError):
+        return False
+    row = {"names": list(r.names), "game_seed": r.game_seed, "num_actions": r.num_actions, "scores": r.scores,
+           "totals": r.totals, "ranks": r.ranks}
+    wrong = [f"{k} {row[k]!r} (replay: {v!r})" for k, v in recorded.items() if row[k] != v]
+    if wrong:
+        raise ValueError(f"cannot resume from {str(path)!r}: game {r.index}'s row does not match its replay "
+                         f"{job.replay_path!r}: {'; '.join(wrong[:3])}; restore the file or delete that row "
+                         f"(the game is then played again)")
+    return True
 
 
 # ------------------------------------------------------------------------------------------------
@@ -568,7 +611,12 @@ def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = Non
                     yield r
 
 
-def _worker_main(conn, state) -> None:
+def _worker_main(conn, state, parent, inherited) -> None:
+    exit_with_parent(parent)
+    # a forked worker holds copies of the parent's ends of its own and its siblings' pipes: with
+    # them open, its read would never see EOF once the parent is gone
+    for c in inherited:
+        c.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # Ctrl-C is the parent's to handle
     while True:
         try:
@@ -581,10 +629,11 @@ def _worker_main(conn, state) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx):
+    def __init__(self, ctx, siblings=()):
         self.conn, child = ctx.Pipe()
         self.state = ctx.Array("d", 2, lock=False)     # [start of the current move (monotonic) or 0, seat]
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.state))   # not daemonic: agents may start processes (mcts:workers=)
+        inherited = [self.conn, *(w.conn for w in siblings)] if ctx.get_start_method() == "fork" else []
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.state, parent_token(), inherited))   # not daemonic: agents may start processes (mcts:workers=)
         self.proc.start()
         child.close()
         self.job: GameJob | None = None
@@ -606,7 +655,9 @@ class _WorkerPool:
 
     def __init__(self, n: int):
         self.ctx = mp.get_context()
-        self.workers = [_Worker(self.ctx) for _ in range(n)]
+        self.workers = []
+        for _ in range(n):
+            self.workers.append(_Worker(self.ctx, self.workers))
 
     def __enter__(self):
         return self
@@ -627,7 +678,7 @@ class _WorkerPool:
 
     def _replace(self, w: _Worker) -> None:
         w.kill()
-        self.workers[self.workers.index(w)] = _Worker(self.ctx)
+        self.workers[self.workers.index(w)] = _Worker(self.ctx, [o for o in self.workers if o is not w])
 
     def run(self, jobs):
         queue = deque(jobs)

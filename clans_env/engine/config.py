@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from .board import SIDE_NAMES
+from .rng import SEEDS
 
 CLAN_SELECTIONS = ("none", "draft", "auction")
 #: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
@@ -18,8 +19,9 @@ class GameConfig:
     """Everything that fixes a game before its first decision.
 
     num_players: 1 (solo game) to 4.
-    seed: seeds the game's own generator (map sides, tiles, shuffles, dice).
-    clans: fix the clans in seat order (lower-case rulebook names); overrides clan_selection.
+    seed: seeds the game's own generator (map sides, tiles, shuffles, dice): an int in 0..2**64-1.
+    clans: fix the clans in seat order (lower-case rulebook names), instead of choosing them: only
+        with clan_selection left at "draft" (with "auction" or "none" it is refused as contradictory).
     clan_selection: "draft" (rulebook Setup: Clans; the default), "auction" (Clan Auction) or
         "none" (Without Clans).
     static_imports: Simplifications - Static Import Goods (every import worth 4 VP).
@@ -103,8 +105,17 @@ class GameConfig:
             raise ValueError(f"num_players must be one of 1, 2, 3, 4 (got {self.num_players!r})")
         if not _is_int(self.seed):
             raise ValueError(f"seed must be an int (got {self.seed!r} of type {type(self.seed).__name__})")
+        if not 0 <= self.seed < SEEDS:
+            raise ValueError(f"seed must be an int in 0..2**64-1 (got {self.seed}): the game's generator has 2**64 "
+                             f"seeds, and one outside them would only repeat the game of one inside")
         if not isinstance(self.clan_selection, str) or self.clan_selection not in CLAN_SELECTIONS:
             raise ValueError(f"clan_selection must be one of {CLAN_SELECTIONS} (got {self.clan_selection!r})")
+        if self.clans is not None and self.clan_selection != "draft":
+            # fixed clans replace the choosing of clans: an auction (or Without Clans) asked for as
+            # well cannot both happen
+            raise ValueError(f"clans={list(self.clans)!r} fixes the clans, but clan_selection={self.clan_selection!r} "
+                             f"asks for them to be chosen otherwise; give clans (with clan_selection left at "
+                             f"'draft') or clan_selection, not both")
         if self.tighter_map and self.num_players not in (2, 3):
             raise ValueError("tighter_map is a variant for 2 or 3 players (the 4 player map is already tight; "
                              f"got num_players={self.num_players})")

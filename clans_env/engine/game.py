@@ -352,10 +352,6 @@ class Game:
     # saving
     def to_json(self) -> str:
         """The complete state as versioned JSON (``from_json`` reads it back; see there)."""
-        if self._legal is None:
-            # the saved reach caches are those of a state whose legal list is built (as it
-            # always was before lists were built on demand): the text does not depend on it
-            self._legal_list()
         state = {k: getattr(self, k) for k in _STATE_FIELDS}
         doc = {
             "format": SAVE_FORMAT,
@@ -364,7 +360,9 @@ class Game:
             "map_sides": list(self.board.sides),
             "clans": [c.name if c.name != "none" else None for c in self.clans],
             "rng": self.rng.state,
-            "players": [p.to_dict() for p in self.players],
+            # reach is a cache (-1: stale) that queries such as observe() fill in: saved as stale,
+            # so that the text of a position never depends on what was asked of it
+            "players": [{**p.to_dict(), "reach": -1} for p in self.players],
             "stack": [list(f) for f in self.stack],
             "history": self.history,
             "state": state,
@@ -480,8 +478,8 @@ def _check_restored(g: "Game") -> str | None:
 
 def _match_history(g: "Game", doc: dict) -> None:
     """Step 4 of loading: ``g`` (replayed from the history) must equal the saved state. A saved
-    reach cache is -1 (stale) or the fresh reach; ``g`` takes the saved one, so that the loaded
-    game saves to the same text."""
+    reach cache is -1 (stale; what ``to_json`` writes) or, in saves of older versions, the fresh
+    reach; ``g`` takes a verified one."""
     from .rules.common import reach
     mine = json.loads(g.to_json())
     for d, m in zip(doc["players"], mine["players"]):

@@ -6,6 +6,9 @@ the same seed always replays the same game (``random.Random`` would copy 625 int
 from __future__ import annotations
 
 _MASK = (1 << 64) - 1
+#: seeds are 0..SEEDS-1: the seed enters the state modulo 2**64, so a seed outside that range
+#: would only repeat the game of one inside it (-1 plays as 2**64-1)
+SEEDS = 1 << 64
 
 
 class Rng:

@@ -13,7 +13,7 @@ import types
 import gymnasium
 
 from .aec import env as _make_env
-from .aec import raw_env
+from .aec import ActionSpaceError, raw_env
 from .rewards import REWARD_KINDS, final_rewards
 from .single_agent import AutomaOpponent, SingleAgentEnv, UniformRandomOpponent
 
@@ -40,4 +40,4 @@ class _CallablePackage(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallablePackage
 
-__all__ = ["env", "raw_env", "SingleAgentEnv", "UniformRandomOpponent", "AutomaOpponent", "REWARD_KINDS", "final_rewards", "GYM_ID"]
+__all__ = ["env", "raw_env", "ActionSpaceError", "SingleAgentEnv", "UniformRandomOpponent", "AutomaOpponent", "REWARD_KINDS", "final_rewards", "GYM_ID"]

@@ -70,10 +70,38 @@ def action_string(game: Game, action: int, names: tuple[str, ...] | None = None)
     return name
 
 
+class ActionSpaceError(ValueError, AssertionError):
+    """``step`` got something that is not an action of the space: not an integer (a bool, a float,
+    a string, None while alive) or outside 0..NUM_ACTIONS-1. The state is unchanged. (Also an
+    AssertionError: PettingZoo's AssertOutOfBoundsWrapper raised that for these before.)"""
+
+
+def checked_action(action, game: Game | None = None) -> int:
+    """``action`` as an int when it is an integer (Python or NumPy, not a bool) in
+    0..NUM_ACTIONS-1; raises ``ActionSpaceError`` saying what was wrong, the valid range and,
+    with ``game``, the actions legal now."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        a = int(action)
+        if 0 <= a < NUM_ACTIONS:
+            return a
+        what = f"{a} is outside the action space"
+    elif isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        return checked_action(action.item(), game)
+    else:
+        what = f"{action!r} ({type(action).__name__}) is not an integer action"
+    legal = ""
+    if game is not None:
+        now = game.legal_actions() if not game.is_terminal() else []
+        shown = ", ".join(str(x) for x in now[:20]) + (", ..." if len(now) > 20 else "")
+        legal = f"; legal now ({len(now)}): [{shown}]"
+    raise ActionSpaceError(f"{what}: actions are integers 0..{NUM_ACTIONS - 1} (Discrete({NUM_ACTIONS})){legal}")
+
+
 def env(**kwargs) -> AECEnv:
     """The environment with PettingZoo's standard classic-game wrappers: an illegal action ends
-    the game with reward -1 for the offender (others 0), out-of-range actions fail an assertion,
-    and calls out of order (step before reset, ...) raise a clear error."""
+    the game with reward -1 for the offender (others 0), anything that is not an action of the
+    space (out of range, a bool, a float, ...) raises ``ActionSpaceError`` saying why, and calls
+    out of order (step before reset, ...) raise a clear error."""
     return standard_wrappers(raw_env(**kwargs))
 
 
@@ -106,6 +134,16 @@ def _bound(wrapper: type, qualname: str) -> type:
             self._innermost = env.unwrapped
             wrapper.__init__(self, env, *args, **kwargs)
         namespace["__init__"] = __init__
+    if issubclass(wrapper, wrappers.AssertOutOfBoundsWrapper):
+        # checked before PettingZoo's bare assertion and before TerminateIllegalWrapper indexes the
+        # mask with it (a bool would index numpy's mask as a boolean array)
+        def step(self, action):
+            inner = self._innermost
+            agent = inner.agent_selection
+            if not (action is None and (inner.terminations[agent] or inner.truncations[agent])):
+                action = checked_action(action, getattr(inner, "game", None))   # any env these wrap
+            wrapper.step(self, action)
+        namespace["step"] = step
     # the class keeps PettingZoo's name (its str() and wrapper chains read the same) and is found by
     # pickle under ``qualname`` in this module
     namespace.update(__doc__=wrapper.__doc__, __module__=__name__, __qualname__=qualname)
@@ -265,11 +303,10 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        action = int(action)
-        try:
-            text = action_string(game, action, self._action_names)   # a table look-up (context needs the
-        except ValueError:                                           # position before the move)
-            text = None                      # out of the table: apply() raises the explanation
+        action = checked_action(action, game)
+        # a table look-up, before the move: the context (contract in a box, unit on a space) needs
+        # the position the move is made in
+        text = action_string(game, action, self._action_names)
         game.apply(action)                   # IllegalActionError leaves everything unchanged
         self._last_action = action
         self._last_text = text

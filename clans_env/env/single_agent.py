@@ -22,7 +22,7 @@ from ..encoding import ObservationEncoder, action_mask
 from ..engine import Game, GameConfig, IllegalActionError
 from ..engine.actions import NUM_ACTIONS
 from ..engine.state import DECISION_KINDS
-from .aec import RENDER_MODES, action_string
+from .aec import RENDER_MODES, action_string, checked_action
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
@@ -208,11 +208,8 @@ class SingleAgentEnv(gymnasium.Env):
         game = self.game
         if game is None or game.is_terminal():
             raise RuntimeError("the episode is over: call reset() before step()")
-        action = int(action)
-        try:
-            text = action_string(game, action)
-        except ValueError:
-            text = None
+        action = checked_action(action, game)      # not an action at all: an error, never a penalty
+        text = action_string(game, action)
         try:
             game.apply(action)
         except IllegalActionError:

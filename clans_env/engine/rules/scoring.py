@@ -154,7 +154,7 @@ def alternative_two_player_split(values: list[int], base_tiers: tuple[int, ...],
     1 or 2), else 0. A tie is scored as in the base game ("Ties still share"), and a leader with none of
     the counted items scores nothing, as in Export scoring. ``second_minimum``: the least the other needs
     (R15.8 "the second player" of Export scoring: 1; the Automa duel's "anyone with exactly one fewer
-    than the top gets 4", automa.md §4.3: 0)."""
+    than the top gets 4", Automa digest §4.3: 0)."""
     a, b = values
     if a == b:
         return tier_split(values, base_tiers)
