@@ -6,9 +6,13 @@ from __future__ import annotations
 import random
 
 from clans_env.engine import Game, GameConfig
+from clans_env.engine import actions as A
 from clans_env.engine import data as D
+from clans_env.engine.rules import awards as AW
+from clans_env.engine.rules import milestones as MS
 from clans_env.engine.rules.common import units_of
 from clans_env.engine.topology import bits
+from helpers import blank_position, start_turn
 
 TRIGGERS = tuple(D.WORKERS) + tuple(D.FACTORIES)
 
@@ -40,3 +44,77 @@ def test_mackintosh_gains_when_the_automa_deploys_next_to_its_worker():
             assert g.players[0].extra.get("mackintosh_money", 0) - before == 3 * len(near), (seed, near)
             paid += len(near)
     assert paid >= 3
+
+
+# ==== "In your stock": Gordon's Silos, Fraser's Kilts (R18.G6, R18.F4) ===================================
+def goods_position(clans, **options):
+    g = blank_position(2, clans=clans, industria_clans=True, **options)
+    for pl in g.players:
+        pl.goods = [0] * D.NUM_GOODS
+    return g
+
+
+def give(g, p, **goods):
+    for k, v in goods.items():
+        g.players[p].goods[D.GOOD_INDEX[k]] = v
+
+
+def claim_milestone_4(g, p) -> bool:
+    """Milestone 4 ("7 Basic goods in stock") on the first spot: is the claim legal for p now?"""
+    g.misc[MS.MS][0] = 4
+    start_turn(g, p)
+    if MS.CLAIM_ACTION not in g.legal_actions():
+        return False
+    g.apply(MS.CLAIM_ACTION)
+    return A.CHOOSE + 0 in g.legal_actions()
+
+
+def test_milestone_4_counts_gordons_silo_grain():
+    """R18.G6 "Grain in your Silos counts as being in your stock"; Milestone 4 "7 Basic goods in stock":
+    6 Basic goods and 1 Silo Grain meet it, 6 alone do not."""
+    g = goods_position(["gordon", "stewart"], milestones="variant_a")
+    give(g, 0, wool=3, grain=3)
+    assert not claim_milestone_4(g, 0)
+    g.players[0].extra["silos"] = [0, 1, 0]
+    assert claim_milestone_4(g, 0)
+    g.apply(A.CHOOSE + 0)
+    assert MS.claimed_by(g, 0, 0) and g.players[0].extra["silos"] == [0, 1, 0]   # nothing is spent
+
+
+def test_milestone_4_kilts_are_not_basic_goods():
+    """R18.F2 "that token now counts as a Kilt, not as Wool"; R18.F4 Kilts count as "a unique Processed
+    good": 6 Basic goods and 2 Kilts do not meet Milestone 4 ("7 Basic goods in stock")."""
+    g = goods_position(["fraser", "stewart"], milestones="variant_a")
+    give(g, 0, wool=6)
+    g.players[0].extra["kilts"] = 2
+    assert not claim_milestone_4(g, 0)
+    give(g, 0, wool=7)
+    assert claim_milestone_4(g, 0)
+
+
+def award_scores(g, tile):
+    g.misc[AW.AWARD] = tile
+    return [row["award"] for row in g.final_scores()]
+
+
+def test_award_6_counts_gordons_silo_grain():
+    """R18.G6 Silo Grain is in stock; Award 6 "Most Basic goods in stock" (2 players: 8/0 VP, R1.10):
+    3 Grain and 2 in the Silos beat 4 Wool."""
+    g = goods_position(["gordon", "stewart"], awards=True)
+    give(g, 0, grain=3)
+    give(g, 1, wool=4)
+    assert award_scores(g, 6) == [0, 8]
+    g.players[0].extra["silos"] = [1, 1, 0]
+    assert award_scores(g, 6) == [8, 0]
+
+
+def test_award_7_counts_frasers_kilts():
+    """R18.F4 "Kilts count as a unique Processed good for all scoring (Scoring tiles, Milestones, Awards,
+    etc.)"; Award 7 "Most Processed goods in stock": 1 Cheese and 2 Kilts beat 2 Whisky."""
+    g = goods_position(["fraser", "stewart"], awards=True)
+    give(g, 0, cheese=1)
+    give(g, 1, whisky=2)
+    assert award_scores(g, 7) == [0, 8]
+    g.players[0].extra["kilts"] = 2
+    assert award_scores(g, 7) == [8, 0]
+    assert g.final_scores()[0]["processed_goods"] == 3 * D.PROCESSED_GOOD_VP

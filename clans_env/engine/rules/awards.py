@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import data as D
 from .industria_scoring import own_units
-from .scoring import settlements, tier_split
+from .scoring import basic_in_stock, processed_in_stock, settlements, tier_split
 
 AWARD = "award"
 
@@ -38,11 +38,9 @@ def measure(g, p: int, tile: int) -> int:
         units = own_units(g, p)
         return max((sum(1 for s, _ in units if c >> s & 1) for c in settlements(g, p)), default=0)
     if kind == "basic_goods":
-        goods = g.clans[p].scoring_goods(g, p)
-        return sum(goods[i] for i in D.BASIC_GOODS)
+        return basic_in_stock(g, p)
     if kind == "processed_goods":
-        goods = g.clans[p].scoring_goods(g, p)
-        return sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)
+        return processed_in_stock(g, p)
     if kind == "units_along_rivers":
         return sum(1 for s, _ in own_units(g, p) if topo.along_river >> s & 1)
     if kind == "units_next_to_lochs":

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
-from .scoring import settlements
+from .scoring import goods_in_stock, settlements
 
 #: a producer and the factory it feeds (tile 13: Cow + Cheese dairy, Field + Bakery, Field + Distillery)
 CHAINS = {(D.COW, D.DAIRY), (D.FIELD, D.BAKERY), (D.FIELD, D.DISTILLERY)}
@@ -125,8 +125,7 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 11:
         return per * sum(pl.merchants_market)
     if tile == 12:
-        clan = g.clans[p]
-        return per * (sum(1 for q in clan.scoring_goods(g, p) if q > 0) + (1 if clan.extra_processed(g, p) else 0))
+        return per * (sum(1 for q in goods_in_stock(g, p) if q > 0) + (1 if g.clans[p].extra_processed(g, p) else 0))
     if tile == 13:
         return per * (tile13_pairs(g, p) + g.clans[p].production_chains(g, p))
     if tile == 14:
