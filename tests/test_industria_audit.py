@@ -10,9 +10,11 @@ from clans_env.engine import actions as A
 from clans_env.engine import data as D
 from clans_env.engine.rules import awards as AW
 from clans_env.engine.rules import milestones as MS
+from clans_env.engine.invariants import check_invariants
 from clans_env.engine.rules.common import units_of
+from clans_env.engine.rules.scoring import scoring_tile_glory
 from clans_env.engine.topology import bits
-from helpers import blank_position, start_turn
+from helpers import GRASS, active_land, blank_position, put, start_turn
 
 TRIGGERS = tuple(D.WORKERS) + tuple(D.FACTORIES)
 
@@ -118,3 +120,68 @@ def test_award_7_counts_frasers_kilts():
     g.players[0].extra["kilts"] = 2
     assert award_scores(g, 7) == [8, 0]
     assert g.final_scores()[0]["processed_goods"] == 3 * D.PROCESSED_GOOD_VP
+
+
+# ==== Scoring tile 18 and Award 5: the Train station is one of the owner's units (R13.16, Q17) ============
+def grass_chain(g, size):
+    """``size`` empty grassland spaces, each neighbouring the one before (one Settlement)."""
+    grass = set(active_land(g, GRASS))
+    for start in sorted(grass):
+        chain = [start]
+        while len(chain) < size:
+            nxt = [t for t in g.board.neighbours[chain[-1]] if t in grass and t not in chain
+                   and not any(t in g.board.adjacent[c] for c in chain[:-1])]
+            if not nxt:
+                break
+            chain.append(nxt[0])
+        if len(chain) == size:
+            return chain
+    raise AssertionError("no chain of grassland")
+
+
+def test_tile_18_counts_the_train_station_as_a_unit():
+    """R12.18 "Gain 3 Glory per Settlement consisting of exactly 2 units"; R13.16 "Your Train station counts as
+    one of your units on that space"; Q17 "A space with your Train station plus an opponent's unit is a
+    1-unit Settlement of yours". So a Sheep next to the station is a 2-unit Settlement (3 Glory), and two
+    Sheep with the station are 3 units (no Glory). Award 5 ("Most units in a single Settlement") counts the
+    same way."""
+    g = blank_position(3, industria=True)
+    p, q = 0, 1
+    a, b, c = grass_chain(g, 3)
+    put(g, q, "sheep", b)
+    g.misc["tr_station"][p] = b
+    put(g, p, "sheep", a)
+    assert scoring_tile_glory(g, p, 18) == 3 and AW.measure(g, p, 5) == 2
+    put(g, p, "sheep", c)
+    assert scoring_tile_glory(g, p, 18) == 0 and AW.measure(g, p, 5) == 3
+    check_invariants(g)
+
+
+def test_two_player_award_tie_shares_eight_and_zero():
+    """R10.1 "12 VP for best, 6 VP for second (8 VP / 0 VP in a 2-player game). Ties share as in Export
+    scoring": two players tied for the best share 8 + 0, 4 VP each (the position of seed 3058's Award)."""
+    g = goods_position(["stewart", "campbell"], awards=True)
+    give(g, 0, wool=4)
+    give(g, 1, milk=4)
+    assert award_scores(g, 6) == [4, 4]
+    give(g, 1, milk=5)
+    assert award_scores(g, 6) == [0, 8]
+    give(g, 0, wool=0)
+    give(g, 1, milk=0)
+    assert award_scores(g, 6) == [0, 0]                  # nobody with any scores nothing (I8)
+
+
+def test_tile_12_counts_each_type_in_stock_cellar_silos_and_kilts():
+    """R12.12 "Gain 3 Glory per different type of Good in your stock" (Q18): MacKenzie's cellar Whisky
+    (A898), Gordon's Silo Grain (R18.G6) count as in stock; Fraser's Kilts are one type more (R18.F4)."""
+    g = goods_position(["mackenzie", "gordon"], kickstarter=True)
+    give(g, 0, wool=1)
+    give(g, 1, wool=1)
+    assert scoring_tile_glory(g, 0, 12) == 3 == scoring_tile_glory(g, 1, 12)
+    g.players[0].extra["cellar"] = [0, 1, 0]
+    g.players[1].extra["silos"] = [1, 1, 0]
+    assert scoring_tile_glory(g, 0, 12) == 6 == scoring_tile_glory(g, 1, 12)
+    g = goods_position(["fraser", "stewart"])
+    give(g, 0, cheese=2)
+    g.players[0].extra["kilts"] = 1
+    assert scoring_tile_glory(g, 0, 12) == 6
