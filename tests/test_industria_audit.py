@@ -185,3 +185,25 @@ def test_tile_12_counts_each_type_in_stock_cellar_silos_and_kilts():
     give(g, 0, cheese=2)
     g.players[0].extra["kilts"] = 1
     assert scoring_tile_glory(g, 0, 12) == 6
+
+
+# ==== Static Import Goods with Industria (rulebook "Simplifications"; player aid A537) ==================
+def test_static_import_goods_with_industria_score_four_each_and_public_state_says_so():
+    """"Static Import Goods: regardless of how much Cotton, Tobacco, or Sugar cane was imported, each is worth
+    4 VP at the end of the game. With this variant, you do not need to track Imports on the Export board":
+    in Industria games with drafted clans (the audit's seeds) the Import track stays at 0 (base entry 19),
+    ``public_state`` gives 4 VP per import in ``import_values`` and each player's ``imports``, and Final
+    Scoring's imports line is 4 VP per import whatever the counts."""
+    imported = 0
+    for seed in (8019, 8020, 8027):
+        g = Game(GameConfig(num_players=3, seed=seed, static_imports=True, industria=True, kickstarter=True))
+        rng = random.Random(seed)
+        while not g.is_terminal():
+            g.apply(rng.choice(g.legal_actions()))
+        ps = g.public_state()
+        assert set(ps["import_values"].values()) == {D.STATIC_IMPORT_VP}
+        assert set(ps["import_track"].values()) == {0}
+        for pl, row in zip(ps["players"], g.final_scores()):
+            assert row["imports"] == D.STATIC_IMPORT_VP * sum(pl["imports"].values())
+            imported += sum(pl["imports"].values())
+    assert imported > 0
