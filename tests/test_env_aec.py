@@ -222,6 +222,26 @@ def test_infos_name_the_last_move_and_the_pending_decision():
             assert DECISION_KINDS[e.infos[agent]["decision"]] == e.game.decision_kind
 
 
+def test_industria_move_names_in_the_env_are_the_engines_with_their_train_context():
+    """One name source: over whole Industria games (the Train module on) the env's last_action_string is
+    Game.action_to_string of the move in the position before it, Train context included ("choose:2 (to
+    T1)")."""
+    with_context = 0
+    for seed in (1, 2):
+        e = raw_env(num_players=3, industria=True)
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        while not e.game.is_terminal():
+            g = e.game
+            legal = g.legal_actions()
+            a = legal[rng.randrange(len(legal))]
+            expected = g.action_to_string(a)
+            e.step(a)
+            assert e.last_action_string == expected
+            with_context += " (to " in expected
+    assert with_context > 0
+
+
 def test_descriptive_infos_option_adds_the_strings_and_the_score_sheet():
     """descriptive_infos=True: action_string, decision_name at every step and the score sheet at the end,
     beside the numeric keys."""
@@ -367,21 +387,21 @@ def test_render_rgb_array_draws_map_and_boards():
 
 # ---- speed-related behaviour (issue 4, "Speed") ----------------------------------------------------------
 def test_action_strings_in_infos_match_the_engine_names():
-    """infos["action_string"] comes from a per-map name table plus context; it equals
-    Game.action_to_string for every index in positions with contracts on display and units on the
-    map, and an index outside the table is refused like the engine refuses it."""
+    """infos["action_string"] has one source, Game.action_to_string: equal for every index in positions
+    with contracts on display, units on the map and (Industria) Train decisions whose names carry their
+    context ("choose:2 (to T1)"); an index outside the table is refused like the engine refuses it."""
     from clans_env.env.aec import action_string
     rng = random.Random(5)
     contexts = set()
-    for n, seed in ((2, 1), (4, 2)):
-        g = Game(GameConfig(num_players=n, seed=seed))
+    for n, seed, options in ((2, 1, {}), (4, 2, {}), (3, 3, {"industria": True}), (2, 4, {"industria": True})):
+        g = Game(GameConfig(num_players=n, seed=seed, **options))
         checked = 0
         while not g.is_terminal():
             if rng.random() < 0.1:
                 for a in range(NUM_ACTIONS):
                     name = action_string(g, a)
                     assert name == g.action_to_string(a)
-                    contexts.update(c for c in ("(contract", " of player ") if c in name)
+                    contexts.update(c for c in ("(contract", " of player ", " (to ") if c in name)
                 checked += 1
             legal = g.legal_actions()
             g.apply(legal[rng.randrange(len(legal))])
@@ -389,7 +409,7 @@ def test_action_strings_in_infos_match_the_engine_names():
         for bad in (-1, NUM_ACTIONS):
             with pytest.raises(ValueError, match="outside"):
                 action_string(g, bad)
-    assert contexts == {"(contract", " of player "}
+    assert contexts == {"(contract", " of player ", " (to "}
 
 
 def test_observe_encodes_once_per_position_and_agent():
