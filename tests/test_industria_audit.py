@@ -12,9 +12,13 @@ from clans_env.engine.rules import awards as AW
 from clans_env.engine.rules import milestones as MS
 from clans_env.engine.invariants import check_invariants
 from clans_env.engine.rules.common import units_of
+from clans_env.engine.rules import farmers_markets as FM
 from clans_env.engine.rules.scoring import scoring_tile_glory
+from clans_env.engine.rules.stacking import place_second
+from clans_env.engine.state import K_MARKET_SELL
 from clans_env.engine.topology import bits
-from helpers import GRASS, active_land, blank_position, put, start_turn
+from helpers import GRASS, act, active_land, blank_position, label, legal_names, put, start_turn
+from test_industria_clans_a import breeding_answers, isolated, neighbour_pairs, position, production
 
 TRIGGERS = tuple(D.WORKERS) + tuple(D.FACTORIES)
 
@@ -207,3 +211,76 @@ def test_static_import_goods_with_industria_score_four_each_and_public_state_say
             assert row["imports"] == D.STATIC_IMPORT_VP * sum(pl["imports"].values())
             imported += sum(pl["imports"].values())
     assert imported > 0
+
+
+# ==== Clans at a Farmers market (R7.2-R7.6 with R18.D2-D4, R18.F3) =====================================
+def market_sale(clan, **options):
+    """Seat 0 plays ``clan`` and is to sell at the first Farmers market (the decision after an Expand next
+    to it, R7.2); returns (game, market space, its Basic good, its Processed good)."""
+    g = position(clan, n=3, money=100, farmers_markets=True, **options)
+    m, basic, processed = g.misc["markets"][:3]
+    pl = g.players[0]
+    pl.goods = [0] * D.NUM_GOODS
+    total = pl.merchants_stock + pl.merchants_board        # Douglas has one fewer (R18.D1)
+    pl.merchants_stock, pl.merchants_board = 3, total - 3
+    g.stack.append((K_MARKET_SELL, 0, m))
+    return g, m, basic, processed
+
+
+def test_douglas_money_at_a_farmers_market():
+    """R7.5 "Gain the current Market value of that Good +£2 per Basic good sold ... move the Price marker as
+    normal" with Douglas's Bulk Trading (R18.D2 two Goods per Merchant, R18.D3 the marker moves per
+    Merchant, R18.D4 "gain £2 per pair of Goods traded"): 2 Merchants selling 4 Goods earn 4 x (price + £2)
+    + 2 x £2."""
+    g, m, basic, _ = market_sale("douglas")
+    pl = g.players[0]
+    pl.goods[basic] = 6
+    g._advance()
+    value, step = D.PRICES[basic][g.prices[basic]], g.prices[basic]
+    act(g, f"trade:sell:{D.GOODS[basic]}:2", "choose:4")
+    assert pl.money == 100 + 4 * (value + D.MARKET_BONUS[basic]) + 2 * D.DOUGLAS_PAIR_MONEY
+    assert pl.goods[basic] == 2 and g.prices[basic] == max(0, step - 2) and pl.merchants_stock == 1
+    check_invariants(g)
+
+
+def test_fraser_sells_kilts_at_a_farmers_market_as_its_processed_good():
+    """R18.F3 "you may use a Kilt as if it were any Processed good ... to ... trade": at a Farmers market
+    (R7.2 "sell up to 4 Goods of a single type shown on the tile") Kilts sell as the market's Processed good,
+    at its value +£3 each (R7.5), one icon covered (R7.6); never as its Basic good (a Kilt is not Wool)."""
+    g, m, basic, processed = market_sale("fraser")
+    pl = g.players[0]
+    pl.extra["kilts"] = 2
+    g._advance()
+    names = legal_names(g)
+    assert {f"trade:sell:{D.GOODS[processed]}:1", f"trade:sell:{D.GOODS[processed]}:2"} <= names
+    assert not any(n.startswith(f"trade:sell:{D.GOODS[basic]}") for n in names)
+    value, step = D.PRICES[processed][g.prices[processed]], g.prices[processed]
+    act(g, f"trade:sell:{D.GOODS[processed]}:2")
+    assert pl.extra["kilts"] == 0 and pl.goods == [0] * D.NUM_GOODS
+    assert pl.money == 100 + 2 * (value + D.MARKET_BONUS[processed]) and g.prices[processed] == max(0, step - 2)
+    assert FM.uncovered_goods(g, m) == (basic,)
+    check_invariants(g)
+
+
+# ==== MacPherson breeding next to a shared space (R18.MP2, R18.MP3, R4.4-R4.5) ==========================
+def test_macpherson_breeds_from_the_second_unit_of_a_shared_space():
+    """R18.MP2 "if you have 2 or more of that type on neighbouring spaces, you may ... deploy it for free on
+    the space of one of the parent animals"; a Sheep that is the second unit on a space (under a Cow) is one
+    of MacPherson's Sheep (R4.5), so with a Sheep next to it they breed; the lamb goes to the single Sheep's
+    space only, since the shared space is full (R18.MP3 "a space can never hold more than 2 units")."""
+    g = position("macpherson")
+    pl = g.players[0]
+    x, y = next((a, b) for a, b in neighbour_pairs(g) if isolated(g, (a, b)))
+    put(g, 0, "cow", x)
+    place_second(g, 0, D.SHEEP, x)
+    put(g, 0, "sheep", y)
+    offered = []
+
+    def choose(g):
+        offered.append(legal_names(g))
+        return f"space:{label(g, y)}"
+    production(g, breeding_answers(choose))
+    assert offered == [{f"space:{label(g, y)}", "done"}]            # Sheep only: a single Cow breeds nothing
+    assert sorted(zip(*[iter(g.misc["stacked"])] * 3)) == sorted([(x, D.SHEEP, 0), (y, D.SHEEP, 0)])
+    assert pl.extra["calves"] == [1, 0]
+    check_invariants(g)
