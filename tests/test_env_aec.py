@@ -199,47 +199,37 @@ def test_final_rewards_share_ties():
     assert final_rewards([{"total": 80, "rank": 1}], "score", 100) == [0.8]
 
 
-def test_infos_name_the_last_move_and_the_pending_decision():
+@pytest.mark.parametrize("n,options,steps", [(2, {}, 30), (3, {"industria": True}, 10_000)])
+def test_infos_name_the_last_move_and_the_pending_decision(n, options, steps):
     """infos carry the last move's index and the pending decision kind's index (numbers only, the same
-    keys INFO_KEYS at every step); the descriptive strings are on the env (last_action_string)."""
+    keys INFO_KEYS at every step); the descriptive strings are on the env (last_action_string), named by
+    the one source, Game.action_to_string of the move before it is made: with Industria (a whole game) the
+    Train context too ("choose:2 (to T1)")."""
     from clans_env.env.aec import INFO_KEYS
-    e = raw_env(num_players=2)
+    e = raw_env(num_players=n, **options)
     e.reset(seed=3)
     assert e.infos["player_0"] == {"action": -1, "decision": DECISION_KINDS.index(e.game.decision_kind),
                                    "score": 0, "rank": 0}
     assert e.last_action_string is None
     rng = random.Random(0)
-    for _ in range(30):
+    with_train_context = 0
+    for _ in range(steps):
         g = e.game
+        if g.is_terminal():
+            break
         legal = g.legal_actions()
         a = legal[rng.randrange(len(legal))]
         expected = g.action_to_string(a)
+        with_train_context += " (to " in expected
         e.step(a)
         assert e.last_action_string == expected
+        if e.game.is_terminal():
+            break
         for agent in e.agents:
             assert tuple(e.infos[agent]) == INFO_KEYS
             assert e.infos[agent]["action"] == a
             assert DECISION_KINDS[e.infos[agent]["decision"]] == e.game.decision_kind
-
-
-def test_industria_move_names_in_the_env_are_the_engines_with_their_train_context():
-    """One name source: over whole Industria games (the Train module on) the env's last_action_string is
-    Game.action_to_string of the move in the position before it, Train context included ("choose:2 (to
-    T1)")."""
-    with_context = 0
-    for seed in (1, 2):
-        e = raw_env(num_players=3, industria=True)
-        e.reset(seed=seed)
-        rng = random.Random(seed)
-        while not e.game.is_terminal():
-            g = e.game
-            legal = g.legal_actions()
-            a = legal[rng.randrange(len(legal))]
-            expected = g.action_to_string(a)
-            e.step(a)
-            assert e.last_action_string == expected
-            with_context += " (to " in expected
-    assert with_context > 0
+    assert with_train_context > 0 or not options
 
 
 def test_descriptive_infos_option_adds_the_strings_and_the_score_sheet():
