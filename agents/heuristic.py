@@ -192,7 +192,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     out = []
     for p, pl in enumerate(g.players):
         clan = g.clans[p]
-        goods = clan.final_goods(g, p)
+        goods = clan.scoring_goods(g, p)
         placed = list(map(sub, D.UNITS_PER_PLAYER, pl.units_left))
         v = float(pl.glory + pl.hops - pl.vp_bid)
         v += sum(map(mul, pl.imports, vals))

@@ -199,27 +199,37 @@ def test_final_rewards_share_ties():
     assert final_rewards([{"total": 80, "rank": 1}], "score", 100) == [0.8]
 
 
-def test_infos_name_the_last_move_and_the_pending_decision():
+@pytest.mark.parametrize("n,options,steps", [(2, {}, 30), (3, {"industria": True}, 10_000)])
+def test_infos_name_the_last_move_and_the_pending_decision(n, options, steps):
     """infos carry the last move's index and the pending decision kind's index (numbers only, the same
-    keys INFO_KEYS at every step); the descriptive strings are on the env (last_action_string)."""
+    keys INFO_KEYS at every step); the descriptive strings are on the env (last_action_string), named by
+    the one source, Game.action_to_string of the move before it is made: with Industria (a whole game) the
+    Train context too ("choose:2 (to T1)")."""
     from clans_env.env.aec import INFO_KEYS
-    e = raw_env(num_players=2)
+    e = raw_env(num_players=n, **options)
     e.reset(seed=3)
     assert e.infos["player_0"] == {"action": -1, "decision": DECISION_KINDS.index(e.game.decision_kind),
                                    "score": 0, "rank": 0}
     assert e.last_action_string is None
     rng = random.Random(0)
-    for _ in range(30):
+    with_train_context = 0
+    for _ in range(steps):
         g = e.game
+        if g.is_terminal():
+            break
         legal = g.legal_actions()
         a = legal[rng.randrange(len(legal))]
         expected = g.action_to_string(a)
+        with_train_context += " (to " in expected
         e.step(a)
         assert e.last_action_string == expected
+        if e.game.is_terminal():
+            break
         for agent in e.agents:
             assert tuple(e.infos[agent]) == INFO_KEYS
             assert e.infos[agent]["action"] == a
             assert DECISION_KINDS[e.infos[agent]["decision"]] == e.game.decision_kind
+    assert with_train_context > 0 or not options
 
 
 def test_descriptive_infos_option_adds_the_strings_and_the_score_sheet():
@@ -367,21 +377,21 @@ def test_render_rgb_array_draws_map_and_boards():
 
 # ---- speed-related behaviour (issue 4, "Speed") ----------------------------------------------------------
 def test_action_strings_in_infos_match_the_engine_names():
-    """infos["action_string"] comes from a per-map name table plus context; it equals
-    Game.action_to_string for every index in positions with contracts on display and units on the
-    map, and an index outside the table is refused like the engine refuses it."""
+    """infos["action_string"] has one source, Game.action_to_string: equal for every index in positions
+    with contracts on display, units on the map and (Industria) Train decisions whose names carry their
+    context ("choose:2 (to T1)"); an index outside the table is refused like the engine refuses it."""
     from clans_env.env.aec import action_string
     rng = random.Random(5)
     contexts = set()
-    for n, seed in ((2, 1), (4, 2)):
-        g = Game(GameConfig(num_players=n, seed=seed))
+    for n, seed, options in ((2, 1, {}), (4, 2, {}), (3, 3, {"industria": True}), (2, 4, {"industria": True})):
+        g = Game(GameConfig(num_players=n, seed=seed, **options))
         checked = 0
         while not g.is_terminal():
             if rng.random() < 0.1:
                 for a in range(NUM_ACTIONS):
                     name = action_string(g, a)
                     assert name == g.action_to_string(a)
-                    contexts.update(c for c in ("(contract", " of player ") if c in name)
+                    contexts.update(c for c in ("(contract", " of player ", " (to ") if c in name)
                 checked += 1
             legal = g.legal_actions()
             g.apply(legal[rng.randrange(len(legal))])
@@ -389,7 +399,7 @@ def test_action_strings_in_infos_match_the_engine_names():
         for bad in (-1, NUM_ACTIONS):
             with pytest.raises(ValueError, match="outside"):
                 action_string(g, bad)
-    assert contexts == {"(contract", " of player "}
+    assert contexts == {"(contract", " of player ", " (to "}
 
 
 def test_observe_encodes_once_per_position_and_agent():

@@ -302,8 +302,9 @@ class Game:
 
     def action_to_string(self, action: int) -> str:
         """Human-readable name; ``string_to_action`` maps it back (round trip)."""
-        s = A.describe(int(action), self.board.label)
-        name, off = A.section_of(int(action))
+        action = int(action)
+        name, off = A.section_of(action)            # ValueError for an index outside the table
+        s = _index_names(self.board.label)[action]
         if name == "take_contract" and self.display[off] >= 0:
             s += f" (contract {self.display[off]})"
         if name == "choose" and (self.config.trains or self.config.milestones) and self.stack:
@@ -513,6 +514,17 @@ def _tuplify(x):
 
 
 _NAME_CACHE: dict = {}
+_INDEX_NAMES: dict = {}
+
+
+def _index_names(labels) -> tuple[str, ...]:
+    """The context-free name of every index on a map (``actions.describe``), built once per map: the
+    names the environments print come from ``Game.action_to_string`` alone."""
+    key = id(labels)
+    names = _INDEX_NAMES.get(key)
+    if names is None:
+        names = _INDEX_NAMES[key] = tuple(A.describe(a, labels) for a in range(A.NUM_ACTIONS))
+    return names
 
 
 def _action_names(labels) -> dict:

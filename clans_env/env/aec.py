@@ -24,8 +24,7 @@ from pettingzoo.utils import wrappers
 
 from ..encoding import ACCELERATED, ObservationEncoder, action_mask
 from ..engine import Game, GameConfig
-from ..engine.actions import NUM_ACTIONS, NUM_SPACES, SPACE, TAKE_CONTRACT, describe
-from ..engine.data import MAX_CONTRACT_BOXES, UNITS
+from ..engine.actions import NUM_ACTIONS
 from ..engine.state import DECISION_KINDS
 from .rewards import DEFAULT_SCORE_SCALE, check_reward, final_rewards
 
@@ -38,36 +37,10 @@ INFO_KEYS = ("action", "decision", "score", "rank")
 RESET_OPTIONS = ("game",)
 
 
-#: context-free action names per map (``actions.describe``), keyed by the map sides
-_ACTION_NAMES: dict = {}
-
-
-def action_names(board) -> tuple[str, ...]:
-    """The context-free name of every action index on ``board``'s map (built once per map)."""
-    names = _ACTION_NAMES.get(board.sides)        # the sides fix the labels
-    if names is None:
-        names = _ACTION_NAMES[board.sides] = tuple(describe(a, board.label) for a in range(NUM_ACTIONS))
-    return names
-
-
-def action_string(game: Game, action: int, names: tuple[str, ...] | None = None) -> str:
-    """``game.action_to_string(action)`` from ``action_names(game.board)`` (or ``names``, that table
-    looked up before), with the same context added (the contract in a box, the unit on a space);
-    raises ValueError for an index outside the table."""
-    if names is None:
-        names = action_names(game.board)
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
-    name = names[action]
-    if TAKE_CONTRACT <= action < TAKE_CONTRACT + MAX_CONTRACT_BOXES:
-        contract = game.display[action - TAKE_CONTRACT]
-        if contract >= 0:
-            name += f" (contract {contract})"
-    elif SPACE <= action < SPACE + NUM_SPACES:
-        space = action - SPACE
-        if game.unit_at[space] >= 0 and game.occupant[space] >= 0:
-            name += f" ({UNITS[game.unit_at[space]]} of player {game.occupant[space]})"
-    return name
+def action_string(game: Game, action: int) -> str:
+    """The name of ``action`` in ``game``'s position with its context: ``game.action_to_string``, the one
+    name source (ValueError for an index outside 0..NUM_ACTIONS-1)."""
+    return game.action_to_string(action)
 
 
 class ActionSpaceError(ValueError, AssertionError):
@@ -271,7 +244,6 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._observed = {}
-        self._action_names = action_names(self.game.board)
         self._last_action, self._last_text = -1, None
         self._after_move(-1)
         if self.render_mode == "human":
@@ -304,9 +276,7 @@ class raw_env(AECEnv):
             return
         game = self.game
         action = checked_action(action, game)
-        # a table look-up, before the move: the context (contract in a box, unit on a space) needs
-        # the position the move is made in
-        text = action_string(game, action, self._action_names)
+        text = action_string(game, action)       # the context needs the position before the move
         game.apply(action)                   # IllegalActionError leaves everything unchanged
         self._last_action = action
         self._last_text = text

@@ -61,8 +61,7 @@ apply_free_space            land cost): the clan's own ways to expand there (Sin
 post_main_actions /         rules/ports.py, the decision after the main action (free actions
 apply_post_main             after it, beside the Port tiles; MacLeod's Shipyards)
 legal / apply / describe    game.py, for this clan's own K_CLAN frames
-scoring_goods               rules/scoring.py (Scoring tile 2)
-final_goods                 rules/scoring.py (Final Scoring)
+scoring_goods               rules/scoring.py ``goods_in_stock``: every "in stock" condition
 extra_score_lines           rules/scoring.py (Final Scoring)
 extra_processed             rules/scoring.py (tile 2, Final Scoring), industria_scoring.py (tile 12),
                             awards.py: Processed goods of a type of their own (Fraser's Kilts)
@@ -296,11 +295,9 @@ class Clan:
 
     # ---- scoring -------------------------------------------------------------------
     def scoring_goods(self, game, p: int) -> list[int]:
-        """Goods that count as 'in stock' for Scoring tiles (MacKenzie's cellar adds Whisky)."""
-        return game.players[p].goods
-
-    def final_goods(self, game, p: int) -> list[int]:
-        """Goods scored at Final Scoring."""
+        """Goods that count as 'in stock' for every scoring condition (Scoring tiles, Awards, Milestones,
+        Final Scoring): MacKenzie's cellar adds Whisky, Gordon's Silos Grain (R18.G6). Read through
+        ``rules/scoring.py`` ``goods_in_stock`` / ``basic_in_stock`` / ``processed_in_stock``."""
         return game.players[p].goods
 
     def extra_score_lines(self, game, p: int) -> dict:

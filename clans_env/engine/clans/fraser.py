@@ -20,7 +20,7 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
   game (its Wool token goes to the common stock, not to Fraser's). Kilts are never bought, and are
   not Processed goods for Port tiles 3 or 14 (only "to fulfil contracts or trade").
 - R18.F4 Scoring: a Kilt is a Processed good of a type of its own for all scoring (Final Scoring 2 VP,
-  Scoring tiles 2 and 12, Awards: ``extra_processed``); a Kiltmaker and its Sheep form a production
+  Scoring tiles 2 and 12, Award 7: ``extra_processed``, read by rules/scoring.py ``processed_in_stock``); a Kiltmaker and its Sheep form a production
   chain for Scoring tile 13 (``production_chains``); Kiltmakers are Workers, not factories.
 - R18.F5 Cotton Imports Bonus: each time Fraser's imported Cotton total (on fulfilled contracts)
   reaches or passes a multiple of 4, 2 Wool (once per multiple reached; every fulfilment, also Port

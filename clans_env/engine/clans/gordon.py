@@ -15,8 +15,8 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
   ``silo_good`` decision: good:wool / good:milk). A Silo can be refilled and used again (Q49). The
   Action is legal even when the bonus cannot be used (it then only discards the Grain): every main
   Action may be taken without gain.
-- R18.G6: Silo Grain counts as in stock for all scoring (Scoring tiles 1, 2 and 12, Awards, Final
-  Scoring: ``scoring_goods`` / ``final_goods``). To spend it (trade, fulfil, process) it is first
+- R18.G6: Silo Grain counts as in stock for all scoring (Scoring tiles 1 and 12, Awards 6, Milestone 4,
+  Final Scoring: ``scoring_goods``, read by rules/scoring.py ``goods_in_stock``). To spend it (trade, fulfil, process) it is first
   moved back to the regular stock: a free action before the main action (main decision choose:3+k
   moves Silo k+1's Grain to stock).
 """
@@ -137,9 +137,6 @@ class Gordon(Clan):
 
     # ---- R18.G6: Silo Grain is in stock for scoring -------------------------------------------------
     def scoring_goods(self, game, p: int) -> list[int]:
-        return self.final_goods(game, p)
-
-    def final_goods(self, game, p: int) -> list[int]:
         pl = game.players[p]
         full = sum(pl.extra.get(SILOS, ()))
         if not full:

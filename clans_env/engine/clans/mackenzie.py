@@ -101,9 +101,6 @@ class MacKenzie(Clan):
 
     # scoring
     def scoring_goods(self, game, p: int) -> list[int]:
-        return self.final_goods(game, p)
-
-    def final_goods(self, game, p: int) -> list[int]:
         pl = game.players[p]
         barrels = sum(pl.extra.get("cellar", ()))
         if not barrels:

@@ -28,7 +28,8 @@ from ..actions import BUY, SELL
 from ..board import MODULE_NAMES, hex_distance
 from ..topology import bits, components
 from . import farmers_markets as FM
-from .common import expand_targets, move_price, placement_cost, place_unit, reach
+from ..state import PLACE_EXPAND, PLACE_FIRST
+from .common import expand_targets, move_price, notify_deploy, placement_cost, place_unit, reach
 from .fulfil import record_fulfilled
 from .market import neighbourhood_goods, neighbourhood_limit
 from .registry import hook
@@ -204,6 +205,7 @@ def place_starting_workers(g, p: int) -> None:
         cost = placement_cost(g, p, unit, space, False)
         g.players[p].money -= cost
         place_unit(g, p, unit, space)
+        notify_deploy(g, p, unit, space, PLACE_FIRST)     # the Automa is another player (R18.MI1)
         ports = claim_ports(g, p)
         log(g, p, f"places a starting {D.UNITS[unit]} on {g.board.label[space]} (nearest the "
                   f"{'Port tile' if target == 'port' else 'central loch'}, £{cost}){ports}")
@@ -558,6 +560,7 @@ def do_expand(g, p: int, support: Card):
     cost = placement_cost(g, p, unit, space, False)
     g.players[p].money -= cost
     place_unit(g, p, unit, space)
+    notify_deploy(g, p, unit, space, PLACE_EXPAND)        # the Automa is another player (R18.MI1)
     st[POINTER] = preferred
     where = ", ".join(MODULE_NAMES[m] for m in modules)
     out = (f"Expand in {where} by {' > '.join(CRITERION_NAMES[c] for c in criteria)}; expands a "

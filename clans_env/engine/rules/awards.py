@@ -10,8 +10,8 @@ below its first threshold -4 VP, from it 0 VP, from its second threshold +4 VP.
 from __future__ import annotations
 
 from .. import data as D
-from .industria_scoring import own_units
-from .scoring import settlements, tier_split
+from .industria_scoring import own_units, settlement_sizes
+from .scoring import basic_in_stock, processed_in_stock, tier_split
 
 AWARD = "award"
 
@@ -35,14 +35,11 @@ def measure(g, p: int, tile: int) -> int:
     if kind == "money":
         return pl.money
     if kind == "units_in_settlement":
-        units = own_units(g, p)
-        return max((sum(1 for s, _ in units if c >> s & 1) for c in settlements(g, p)), default=0)
+        return max(settlement_sizes(g, p), default=0)
     if kind == "basic_goods":
-        goods = g.clans[p].scoring_goods(g, p)
-        return sum(goods[i] for i in D.BASIC_GOODS)
+        return basic_in_stock(g, p)
     if kind == "processed_goods":
-        goods = g.clans[p].scoring_goods(g, p)
-        return sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)
+        return processed_in_stock(g, p)
     if kind == "units_along_rivers":
         return sum(1 for s, _ in own_units(g, p) if topo.along_river >> s & 1)
     if kind == "units_next_to_lochs":

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
-from .scoring import settlements
+from .scoring import goods_in_stock, settlements
 
 #: a producer and the factory it feeds (tile 13: Cow + Cheese dairy, Field + Bakery, Field + Distillery)
 CHAINS = {(D.COW, D.DAIRY), (D.FIELD, D.BAKERY), (D.FIELD, D.DISTILLERY)}
@@ -106,6 +106,17 @@ def tile17_pairs(g, p: int) -> int:
     return max_matching(len(units), edges)
 
 
+def settlement_sizes(g, p: int) -> list[int]:
+    """How many of p's units each of p's Settlements holds: a second unit on a space counts (R4.5), and so
+    does p's Train station ("counts as one of your units on that space", R13.16; Q17: with an opponent's
+    unit it is "a 1-unit Settlement of yours")."""
+    units = own_units(g, p)
+    st = g.misc.get("tr_station")
+    station = st[p] if st else -1
+    return [sum(1 for s, _ in units if comp >> s & 1) + (1 if station >= 0 and comp >> station & 1 else 0)
+            for comp in settlements(g, p)]
+
+
 def _settlement_units(g, p: int) -> list[list[int]]:
     """The unit types in each of p's Settlements."""
     units = own_units(g, p)
@@ -125,8 +136,7 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 11:
         return per * sum(pl.merchants_market)
     if tile == 12:
-        clan = g.clans[p]
-        return per * (sum(1 for q in clan.scoring_goods(g, p) if q > 0) + (1 if clan.extra_processed(g, p) else 0))
+        return per * (sum(1 for q in goods_in_stock(g, p) if q > 0) + (1 if g.clans[p].extra_processed(g, p) else 0))
     if tile == 13:
         return per * (tile13_pairs(g, p) + g.clans[p].production_chains(g, p))
     if tile == 14:
@@ -143,5 +153,5 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 17:
         return per * tile17_pairs(g, p)
     if tile == 18:
-        return per * sum(1 for units in _settlement_units(g, p) if len(units) == D.TILE18_UNITS)
+        return per * sum(1 for n in settlement_sizes(g, p) if n == D.TILE18_UNITS)
     raise ValueError(f"unknown scoring tile {tile}")

@@ -19,7 +19,7 @@ from ..state import K_MILESTONE
 from ..topology import bits
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
-from .scoring import settlements, upgrades_count
+from .scoring import basic_in_stock, settlements, upgrades_count
 
 MS, CLAIMS, CLAIM_ROUND = "tr_ms", "tr_claims", "tr_claim_round"
 MARKERS, DEMAND = "tr_markers", "tr_demand"       # the Milestone markers in stock; the Demand tiles (trains.py)
@@ -182,7 +182,7 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 3:
         return _placed(pl, D.FACTORIES) >= _p(3, "amount")
     if tile == 4:
-        return sum(pl.goods[i] for i in D.BASIC_GOODS) >= _p(4, "amount")
+        return basic_in_stock(g, p) >= _p(4, "amount")          # Gordon's Silo Grain is in stock (R18.G6)
     if tile == 5:
         return sum(pl.units_left[u] for u in D.WORKERS) == 0
     if tile == 6:

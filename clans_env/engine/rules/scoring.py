@@ -6,15 +6,31 @@ from .. import data as D
 from ..topology import bits, components
 
 
-# ---- Scoring tiles (player aid numbering; 9 is Kickstarter) ------------------------------------
-def _tile1(g, p: int) -> int:
-    goods = g.clans[p].scoring_goods(g, p)              # Clan Gordon's Silo Grain is in stock (R18.G6)
+# ---- Goods "in your stock" (Scoring tiles 1, 2, 12, Awards 6, 7, Milestone 4, Final Scoring) -----------
+def goods_in_stock(g, p: int) -> list[int]:
+    """p's Goods "in stock" for any scoring condition: the clan says what else counts (Gordon's Silo Grain,
+    R18.G6; MacKenzie's cellar Whisky, A898). Fraser's Kilts are a type of their own (``processed_in_stock``)."""
+    return g.clans[p].scoring_goods(g, p)
+
+
+def basic_in_stock(g, p: int) -> int:
+    goods = goods_in_stock(g, p)
     return sum(goods[i] for i in D.BASIC_GOODS)
 
 
+def processed_in_stock(g, p: int) -> int:
+    """Processed goods in stock, Fraser's Kilts included ("for all scoring", R18.F4)."""
+    goods = goods_in_stock(g, p)
+    return sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)
+
+
+# ---- Scoring tiles (player aid numbering; 9 is Kickstarter) ------------------------------------
+def _tile1(g, p: int) -> int:
+    return basic_in_stock(g, p)
+
+
 def _tile2(g, p: int) -> int:
-    goods = g.clans[p].scoring_goods(g, p)
-    return 3 * ((sum(goods[i] for i in D.PROCESSED_GOODS) + g.clans[p].extra_processed(g, p)) // 2)
+    return 3 * (processed_in_stock(g, p) // 2)
 
 
 def _tile3(g, p: int) -> int:
@@ -232,12 +248,10 @@ def final_scores(g) -> list[dict]:
             row["money_left"] = pl.money
             rows.append(row)
             continue
-        goods = g.clans[p].final_goods(g, p)
         row = {
             "glory": pl.glory,
-            "basic_goods": D.BASIC_GOOD_VP * sum(goods[i] for i in D.BASIC_GOODS),
-            "processed_goods": D.PROCESSED_GOOD_VP * (sum(goods[i] for i in D.PROCESSED_GOODS)
-                                                      + g.clans[p].extra_processed(g, p)),
+            "basic_goods": D.BASIC_GOOD_VP * basic_in_stock(g, p),
+            "processed_goods": D.PROCESSED_GOOD_VP * processed_in_stock(g, p),
             "money": pl.money // D.MONEY_PER_VP,
             "hops": pl.hops,
             "imports": sum(a * v for a, v in zip(pl.imports, vals)),
