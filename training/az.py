@@ -53,17 +53,13 @@ from clans_env.engine.game import atomic_write, atomic_write_text
 
 from .config import ConfigFile
 from .evaluate import summarize
-from .loop import TrainingLoop, append_log_line, write_point
-from .ppo import (_fsync_dir, _optimizer_to, atomic_torch_save, encoder_info, export_model, learner_device,
-                  remove_leftovers)
+from .loop import (CHECKPOINT_NAME, CONFIG_NAME, LOG_NAME, MODEL_NAME, TrainingLoop, append_log_line,  # noqa: F401
+                   resume_overrides, write_point)
+from .ppo import _fsync_dir, _optimizer_to, atomic_torch_save, encoder_info, export_model, learner_device
 from .progress import Progress
 from .selfplay import LEARNER, GameResult, GameSpec, make_encoder
 
-CHECKPOINT_NAME = "checkpoint.pt"
-MODEL_NAME = "model.pt"
 BEST_NAME = "best.pt"
-LOG_NAME = "log.jsonl"
-CONFIG_NAME = "config.toml"
 BEST = "best"
 POLICY_TARGETS = ("visits", "completed_q")
 
@@ -463,20 +459,7 @@ class AZTrainer(TrainingLoop):
         self.cpu = 0.0
         self._saved_iteration = None
         self._mid_iteration = False
-        self.out.mkdir(parents=True, exist_ok=True)
-        if _resume_ckpt is not None:
-            remove_leftovers(self.out)
-            self._restore(_resume_ckpt)
-        else:
-            if (self.out / CHECKPOINT_NAME).exists():
-                raise FileExistsError(f"{str(self.out)!r} already holds a run ({CHECKPOINT_NAME}); pass --resume to "
-                                      f"continue it or choose another --out")
-            remove_leftovers(self.out)
-            self._prune_buffers(keep=None)
-            atomic_write_text(self.out / CONFIG_NAME, config.to_toml())
-            write_point(f"after {CONFIG_NAME}")
-            if (self.out / LOG_NAME).exists():
-                (self.out / LOG_NAME).unlink()
+        self._open_run_folder(_resume_ckpt, prune=lambda: self._prune_buffers(keep=None))
 
     def _initial_net(self) -> PolicyValueNet:
         cfg = self.config
@@ -506,12 +489,7 @@ class AZTrainer(TrainingLoop):
             ckpt, config = None, AZConfig.load(Path(out_dir) / CONFIG_NAME)
         else:
             raise FileNotFoundError(f"cannot resume: {str(path)!r} does not exist (start a new run without --resume)")
-        overrides = {k: v for k, v in (overrides or {}).items() if v is not None and getattr(config, k) != v}
-        fixed = sorted(k for k in overrides if k not in AZConfig.RESUME_MUTABLE)
-        if fixed:
-            raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same run); "
-                             f"fields that may change: {list(AZConfig.RESUME_MUTABLE)}")
-        config = config.replace(**overrides)
+        config = resume_overrides(config, overrides, AZConfig.RESUME_MUTABLE)
         if ckpt is None:
             return cls(config, out_dir, **kwargs)
         return cls(config, out_dir, _resume_ckpt=ckpt, **kwargs)

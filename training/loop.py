@@ -19,7 +19,17 @@ import signal
 import time
 from pathlib import Path
 
+from clans_env.engine.game import atomic_write_text
+
 from .progress import Progress
+
+#: the files of a run folder, the same for both trainers
+CHECKPOINT_NAME = "checkpoint.pt"
+MODEL_NAME = "model.pt"
+LOG_NAME = "log.jsonl"
+CONFIG_NAME = "config.toml"
+POOL_DIR = "pool"
+TMP_PREFIX = ".tmp-"          # the prefix atomic_write gives its temporary files
 
 _write_points = 0
 
@@ -50,6 +60,35 @@ def append_log_line(path: Path, row: dict) -> None:
         else:
             fh.write(line)
     write_point(f"after a {path.name} line")
+
+
+def remove_leftovers(out_dir) -> list[str]:
+    """Delete the ``.tmp-*`` files a killed write left in a run folder (and its pool/); returns
+    their names."""
+    out = Path(out_dir)
+    removed = []
+    for folder in (out, out / POOL_DIR):
+        if not folder.is_dir():
+            continue
+        for f in folder.iterdir():
+            if f.name.startswith(TMP_PREFIX) and f.is_file():
+                try:
+                    f.unlink()
+                    removed.append(str(f.relative_to(out)))
+                except FileNotFoundError:
+                    pass
+    return removed
+
+
+def resume_overrides(config, overrides: dict | None, mutable) -> object:
+    """``config`` with the ``overrides`` a resumed run may take: those that differ must all be among
+    ``mutable`` (fields that do not change what the run computes), else ValueError names them."""
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None and getattr(config, k) != v}
+    fixed = sorted(k for k in overrides if k not in mutable)
+    if fixed:
+        raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same run); "
+                         f"fields that may change: {list(mutable)}")
+    return config.replace(**overrides)
 
 
 class TrainingLoop:
@@ -108,6 +147,27 @@ class TrainingLoop:
         raise NotImplementedError
 
     # ---- the loop ------------------------------------------------------------------------------------
+    def _open_run_folder(self, resume_ckpt, prune) -> None:
+        """Make ``self.out`` ready: a resumed run drops the temporary files of the attempt that was
+        killed and restores ``resume_ckpt``; a new run refuses a folder that holds a run, clears what
+        an attempt killed before its first checkpoint left (``prune()`` its snapshots or buffers) and
+        writes its config.toml first (a run is a function of its config, so that file is enough to
+        start it again) and an empty log."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        if resume_ckpt is not None:
+            remove_leftovers(self.out)
+            self._restore(resume_ckpt)
+            return
+        if (self.out / CHECKPOINT_NAME).exists():
+            raise FileExistsError(f"{str(self.out)!r} already holds a run ({CHECKPOINT_NAME}); pass --resume to "
+                                  f"continue it or choose another --out")
+        remove_leftovers(self.out)
+        prune()
+        atomic_write_text(self.out / CONFIG_NAME, self.config.to_toml())
+        write_point(f"after {CONFIG_NAME}")
+        if (self.out / LOG_NAME).exists():
+            (self.out / LOG_NAME).unlink()
+
     def _run_loop(self, max_steps: int | None = None, max_seconds: float | None = None) -> dict:
         """Step until the run's end (or ``max_steps`` more steps / ``max_seconds``), evaluating and
         checkpointing on schedule and at the end; on Ctrl-C write a checkpoint (unless mid-step)

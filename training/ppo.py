@@ -48,16 +48,11 @@ from clans_env.engine.game import atomic_write, atomic_write_text
 
 from .config import PPOConfig
 from .evaluate import evaluate_net
-from .loop import TrainingLoop, append_log_line, write_point
+from .loop import (CHECKPOINT_NAME, CONFIG_NAME, LOG_NAME, MODEL_NAME, POOL_DIR, TMP_PREFIX, TrainingLoop,  # noqa: F401
+                   append_log_line, resume_overrides, write_point)
 from .networks import PolicyValueNet, build_network, count_parameters
 from .selfplay import LEARNER, Rollout, WorkerPool, collect, heuristic_available, make_encoder
 
-CHECKPOINT_NAME = "checkpoint.pt"
-MODEL_NAME = "model.pt"
-LOG_NAME = "log.jsonl"
-CONFIG_NAME = "config.toml"
-POOL_DIR = "pool"
-TMP_PREFIX = ".tmp-"          # the prefix atomic_write gives its temporary files
 
 # ------------------------------------------------------------------------------------------------
 # files
@@ -107,24 +102,6 @@ class _field:
             raise CheckpointError(f"{self.path!r}: the checkpoint's {self.name} cannot be restored "
                                   f"({typ.__name__}: {exc})") from None
         return False
-
-
-def remove_leftovers(out_dir) -> list[str]:
-    """Delete the ``.tmp-*`` files a killed write left in a run folder (and its pool/); returns
-    their names."""
-    out = Path(out_dir)
-    removed = []
-    for folder in (out, out / POOL_DIR):
-        if not folder.is_dir():
-            continue
-        for f in folder.iterdir():
-            if f.name.startswith(TMP_PREFIX) and f.is_file():
-                try:
-                    f.unlink()
-                    removed.append(str(f.relative_to(out)))
-                except FileNotFoundError:
-                    pass
-    return removed
 
 
 def encoder_info(encoder) -> dict:
@@ -225,20 +202,7 @@ class PPOTrainer(TrainingLoop):
         self._saved_update = None    # the update the checkpoint on disk holds (None: none yet)
         self._writer = None
         self._tensorboard = tensorboard
-        self.out.mkdir(parents=True, exist_ok=True)
-        if _resume_ckpt is not None:
-            remove_leftovers(self.out)
-            self._restore(_resume_ckpt)
-        else:
-            if (self.out / CHECKPOINT_NAME).exists():
-                raise FileExistsError(f"{str(self.out)!r} already holds a run ({CHECKPOINT_NAME}); pass --resume to "
-                                      f"continue it or choose another --out")
-            remove_leftovers(self.out)
-            self._prune_pool(keep=())           # snapshots of an attempt that died before its first checkpoint
-            atomic_write_text(self.out / CONFIG_NAME, config.to_toml())
-            write_point(f"after {CONFIG_NAME}")
-            if (self.out / LOG_NAME).exists():
-                (self.out / LOG_NAME).unlink()
+        self._open_run_folder(_resume_ckpt, prune=lambda: self._prune_pool(keep=()))
 
     # ---- resume -------------------------------------------------------------------------------
     @classmethod
@@ -251,27 +215,15 @@ class PPOTrainer(TrainingLoop):
             if cfg_path.is_file():
                 # killed before its first checkpoint: the run is a function of its config, so
                 # starting it again from config.toml is resuming it
-                config = PPOConfig.load(cfg_path)
-                overrides = {k: v for k, v in (overrides or {}).items()
-                             if v is not None and getattr(config, k) != v}
-                fixed = sorted(k for k in overrides if k not in PPOConfig.RESUME_MUTABLE)
-                if fixed:
-                    raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same "
-                                     f"run); fields that may change: {list(PPOConfig.RESUME_MUTABLE)}")
+                config = resume_overrides(PPOConfig.load(cfg_path), overrides, PPOConfig.RESUME_MUTABLE)
                 warnings.warn(f"{str(path)!r} does not exist yet (the run stopped before its first checkpoint): "
                               f"starting it again from {str(cfg_path)!r}", stacklevel=2)
-                return cls(config.replace(**overrides), out_dir, encoder=encoder, **kwargs)
+                return cls(config, out_dir, encoder=encoder, **kwargs)
             raise FileNotFoundError(f"cannot resume: {str(path)!r} does not exist (start a new run without --resume)")
         ckpt = read_checkpoint(path)
         if ckpt.get("kind") != "checkpoint":
             raise CheckpointError(f"{str(path)!r} is an exported model, not a resumable training checkpoint")
-        config = PPOConfig.from_dict(ckpt["config"])
-        overrides = {k: v for k, v in (overrides or {}).items() if v is not None and getattr(config, k) != v}
-        fixed = sorted(k for k in overrides if k not in PPOConfig.RESUME_MUTABLE)
-        if fixed:
-            raise ValueError(f"cannot change {fixed} when resuming (the run would no longer be the same run); "
-                             f"fields that may change: {list(PPOConfig.RESUME_MUTABLE)}")
-        config = config.replace(**overrides)
+        config = resume_overrides(PPOConfig.from_dict(ckpt["config"]), overrides, PPOConfig.RESUME_MUTABLE)
         enc = encoder if encoder is not None else make_encoder(config.num_players, config.game_options)
         check_encoder(ckpt, enc, path)
         return cls(config, out_dir, encoder=enc, _resume_ckpt=ckpt, **kwargs)
