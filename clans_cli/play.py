@@ -394,7 +394,7 @@ def move_items(game: Game, legal: list[int]) -> list[Text]:
     of one Good in one direction with consecutive quantities share an item,
     ``3-5 trade:buy:wool:1-3 (pay £3 for 1 .. £10 for 3)``: number 3 is quantity 1, so a Stewart's 120 trades
     still fit a screen."""
-    moves = game.describe_legal() if legal == game.legal_actions() else [game.describe_move(a) for a in legal]
+    moves = [game.describe_move(a) for a in legal]
     items: list[Text] = []
     i = 0
     while i < len(moves):

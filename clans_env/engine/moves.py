@@ -8,8 +8,8 @@ and the game state, never from the decision's prose. ``name`` is ``Game.action_t
 source of action names); ``detail`` is the record in words, the same in every presenter.
 
 What a ``choose:k`` means depends on the decision: the functions registered with :func:`choices_for`
-answer it per decision kind; a clan's own decisions (and its ``choose`` actions in the main and
-post-main decisions) are answered by the clan's ``describe_choice``.
+answer it per decision kind; a clan's own decisions, and the clan's ``choose`` actions offered in a
+rules decision (main, post-main, Free space), are answered by the clan's ``describe_choice``.
 """
 from __future__ import annotations
 
@@ -26,9 +26,8 @@ from .state import (DECISION_KINDS, K_AUCTION_BID, K_AUCTION_PICK, K_BONUS_MENU,
                     K_PORT_TECH, K_PROCESS, K_SLAUGHTER, K_START_TILE, K_TRAIN_MOVE, K_TRAIN_PLACE,
                     PLACE_CLAN, PLACE_FREE)
 from .train_views import choose_context
-from .views import contract_parts
+from .views import _LAND_NAMES, contract_parts
 
-_LAND_NAMES = ((1, "grassland"), (2, "forest"), (4, "mountain"))
 #: families whose money the rules settle within the action itself (a copy of the game applies it to tell)
 _PRICED_FAMILIES = frozenset(("trade", "take_contract", "upgrade_shipping", "upgrade_tech", "hire_merchant"))
 
@@ -37,10 +36,11 @@ _PRICED_FAMILIES = frozenset(("trade", "take_contract", "upgrade_shipping", "upg
 class Move:
     """One legal move of the pending decision, as data.
 
-    cost: money the player pays (negative: receives), when the rules can tell before the move (None
-    otherwise; for ``expand`` the unit's cost, the land comes with the space). option: what a
-    ``choose:k`` answer picks, in words built from the state (None for counts and for other families);
-    quantity: the Goods a trade moves or the number a ``choose:k`` count answers."""
+    kind: the decision it answers (``Game.decision_kind``; ``clan`` for a clan's own); family: the action's
+    section (``actions.SECTIONS``). cost: money the player pays (negative: receives), when the rules settle
+    it within the move (None otherwise; for ``expand`` in the main decision the unit's cost, the land
+    comes with the space). option: what a ``choose:k`` answer picks, in words built from the state (for a
+    count, what is counted); quantity: the Goods a trade moves or the number a ``choose:k`` count answers."""
     action: int
     name: str
     kind: str
@@ -70,7 +70,7 @@ class Move:
             parts.append(f"{self.quantity}")
         if self.cost is not None:
             if self.family == "expand":
-                parts.append(f"unit £{self.cost}")
+                parts.append(f"unit £{self.cost} + land")
             else:
                 parts.append(f"pay £{self.cost}" if self.cost >= 0 else f"get £{-self.cost}")
         if self.contract is not None:
@@ -146,7 +146,7 @@ def _contract(cid: int) -> dict:
 def _space(game, frame, s: int) -> dict:
     b = game.board
     out = {"space": s, "space_label": b.label[s],
-           "land": "/".join(n for bit, n in _LAND_NAMES if b.land[s] & bit) or None}
+           "land": "/".join(n for bit, n in _LAND_NAMES.items() if b.land[s] & bit) or None}
     if frame[0] == K_PLACE:
         out["unit"] = D.UNITS[frame[2]]
         if frame[3] != PLACE_CLAN:
