@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import re
 import shutil
 import sys
 from typing import TextIO
@@ -41,11 +40,12 @@ from clans_env.engine.records import take_back
 from clans_env.engine.views import automa_record, contract_parts
 from clans_env.engine.board import KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from clans_env.engine.config import CLAN_SELECTIONS
-from clans_env.engine.rules.common import placement_cost, price, reach
+from clans_env.engine.rules.common import price, reach
 from clans_env.engine.rules.scoring import import_values
-from clans_env.engine.state import K_PLACE, PHASE_NAMES, PLACE_CLAN, PLACE_FIRST, PLACE_FREE
+from clans_env.engine.state import K_PLACE, PHASE_NAMES, PLACE_FIRST, PLACE_FREE
 
 from .help_text import COMMANDS_HELP, PORT_TILE_HELP, SCORING_TILE_HELP, SECTION_HELP, decision_help, for_users
+from .present import move_text, score_table
 from .replay import GameFileError, load_game_file, write_map_png, write_record
 
 #: seat colours, matching ``clans_env.render.map_image.PLAYER_COLOURS``
@@ -377,65 +377,6 @@ def industria_view(game: Game) -> Text:
     return Text(industria_text(game), style="cyan")
 
 
-def choice_meaning(decision_text: str, k: int) -> str | None:
-    """What ``choose:k`` stands for, when the decision text lists ``choose:k=...`` options."""
-    m = re.search(rf"choose:{k}\s*=\s*(.*?)(?=[;,]\s*choose:\d+\s*=|$)", decision_text)
-    return m.group(1).strip().rstrip(".;,") if m else None
-
-
-def annotate(game: Game, action: int) -> str:
-    """The action's name plus facts that help a person choose (costs, contract contents)."""
-    s = game.action_to_string(action)
-    name, off = A.section_of(action)
-    frame = game.stack[-1] if game.stack else None
-    if name == "space" and frame is not None and frame[0] == K_PLACE and frame[3] != PLACE_CLAN:
-        b = game.board
-        land = _land_letters(b.land[off])
-        cost = placement_cost(game, frame[1], frame[2], off, free_land=(frame[3] == PLACE_FREE))
-        s += f" (pay £{cost}; land {land or 'loch'} £{b.cost[off]})"
-    elif name == "choose" and game.stack:
-        s = describe_move(game, action)        # a menu answer with its meaning, or a count with its question
-    elif name == "trade" and frame is not None:
-        p = game.current_player
-        after = game.clone()
-        after.apply(action)
-        delta = after.players[p].money - game.players[p].money
-        s += f" (pay £{-delta})" if delta < 0 else f" (get £{delta})"
-    elif name == "expand" and frame is not None and frame[0] != K_PLACE:
-        p = game.current_player
-        s += f" (£{game.clans[p].unit_cost(game, p, off)} + land; {game.players[p].units_left[off]} left)"
-    elif name == "take_contract" and 0 <= game.display[off]:
-        need, gain = contract_parts(game.display[off])
-        s = f"{s.split(' (')[0]} (#{game.display[off]}: {need} -> {gain})"
-    elif name == "use_port" and off < len(game.port_tiles):
-        s += f" (tile {game.port_tiles[off]}: {PORT_TILE_HELP.get(game.port_tiles[off], '?')})"
-    elif name == "fulfil":
-        pl = game.players[game.current_player]
-        if off < len(pl.open_contracts):
-            need, gain = contract_parts(pl.open_contracts[off])
-            s += f" (#{pl.open_contracts[off]}: {need} -> {gain})"
-    return s
-
-
-def describe_move(game: Game, action: int) -> str:
-    """A move in words, read before it is made: the action's name plus what a menu answer means
-    (``choose:k = ...``, or the question of a ``choose:k`` count) and the unit a space receives."""
-    s = game.action_to_string(action)
-    name, off = A.section_of(action)
-    frame = game.stack[-1] if game.stack else None
-    if name == "choose" and frame is not None:
-        text = game.decision_text()
-        meaning = choice_meaning(text, off)
-        if meaning:
-            return f"{s} = {meaning}"
-        if "choose:k" in text:           # a count: "how many ... (choose:k)"
-            question = re.sub(r"\s*\(?choose:k[^)]*\)?", "", text).strip().rstrip(".:;,")
-            return f"{s} ({question}: {off})"
-    if name == "space" and frame is not None and frame[0] == K_PLACE:
-        return f"{s} ({D.UNITS[frame[2]]})"
-    return s
-
-
 def describe_decision(game: Game) -> str:
     """``game.decision_text()``, made specific where the engine only names the decision kind."""
     text = game.decision_text()
@@ -448,31 +389,30 @@ def describe_decision(game: Game) -> str:
     return text
 
 
-#: the money of a trade as ``annotate`` writes it
-_TRADE_MONEY = re.compile(r"\((pay|get) £(\d+)\)$")
-
-
 def move_items(game: Game, legal: list[int]) -> list[Text]:
-    """The legal moves as numbered items, by number and name. Trades of one Good in one direction
-    with consecutive quantities share an item, ``3-5 trade:buy:wool:1-3 (pay £3 for 1 .. £10 for 3)``:
-    number 3 is quantity 1, so a Stewart's 120 trades still fit a screen."""
+    """The legal moves as numbered items, by number and the engine's record of each (``Move.text``). Trades
+    of one Good in one direction with consecutive quantities share an item,
+    ``3-5 trade:buy:wool:1-3 (pay £3 for 1 .. £10 for 3)``: number 3 is quantity 1, so a Stewart's 120 trades
+    still fit a screen."""
+    moves = [game.describe_move(a) for a in legal]
     items: list[Text] = []
     i = 0
-    while i < len(legal):
-        a = legal[i]
+    while i < len(moves):
+        m = moves[i]
         j = i
-        if A.section_of(a)[0] == "trade":
-            good, direction, qty = A.decode_trade(a)
-            while (j + 1 < len(legal) and legal[j + 1] == legal[j] + 1
-                   and A.decode_trade(legal[j + 1])[:2] == (good, direction)):
+        if m.family == "trade":
+            while (j + 1 < len(moves) and moves[j + 1].action == moves[j].action + 1
+                   and (moves[j + 1].good, moves[j + 1].direction) == (m.good, m.direction)):
                 j += 1
         if j == i:
-            items.append(Text.assemble((f"{i:>3}", "bold cyan"), " ", annotate(game, a)))
+            items.append(Text.assemble((f"{i:>3}", "bold cyan"), " ", m.text()))
         else:
-            first, last = (_TRADE_MONEY.search(annotate(game, x)) for x in (a, legal[j]))
-            q0, q1 = A.decode_trade(a)[2], A.decode_trade(legal[j])[2]
-            name = f"{game.action_to_string(a).split(' (')[0]}-{q1}"
-            money = f" ({first[1]} £{first[2]} for {q0} .. £{last[2]} for {q1})" if first and last else ""
+            last = moves[j]
+            name = f"{m.name.split(' (')[0]}-{last.quantity}"
+            money = ""
+            if m.cost is not None and last.cost is not None:
+                verb = "pay" if m.cost >= 0 else "get"
+                money = f" ({verb} £{abs(m.cost)} for {m.quantity} .. £{abs(last.cost)} for {last.quantity})"
             items.append(Text.assemble((f"{i:>3}-{j}", "bold cyan"), " ", name + money))
         i = j + 1
     return items
@@ -481,26 +421,6 @@ def move_items(game: Game, legal: list[int]) -> list[Text]:
 def moves_view(game: Game, legal: list[int], items: list[Text] | None = None) -> Columns:
     items = move_items(game, legal) if items is None else items
     return Columns(items, padding=(0, 2), equal=False, column_first=True)
-
-
-def score_table(game: Game, names) -> Table:
-    """The score sheet (``game.final_scores()``): one column per seat, one row per VP line."""
-    scores = game.final_scores()
-    lines: list[str] = []
-    for row in scores:
-        for k in row:
-            if k not in ("total", "money_left", "rank") and k not in lines:
-                lines.append(k)
-    table = Table(title="Score sheet", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("")
-    for p in range(game.num_players):
-        table.add_column(Text(str(names[p])), justify="right")
-    for k in lines:
-        table.add_row(k.replace("_", " "), *(str(r.get(k, 0)) for r in scores))
-    table.add_row(Text("total", style="bold"), *(Text(str(r["total"]), style="bold") for r in scores))
-    table.add_row("money left (tie-break)", *(str(r["money_left"]) for r in scores))
-    table.add_row("rank", *(str(r["rank"]) for r in scores))
-    return table
 
 
 # ---------------------------------------------------------------------------------------------
@@ -629,7 +549,7 @@ class PlaySession:
         if action not in g.legal_actions():
             raise RuntimeError(f"agent {self.names[p]!r} returned {action!r}, which is not a legal action for "
                                f"the '{kind}' decision")
-        self.say(Text.assemble("  ", self.seat(p), f"  {kind}: ", (describe_move(g, action), "bold")))
+        self.say(Text.assemble("  ", self.seat(p), f"  {kind}: ", (move_text(g, action), "bold")))
         self._apply(action)
 
     def _human_decision(self) -> None:
@@ -771,7 +691,7 @@ class PlaySession:
             self.plain("Not passed; choose again (`moves` lists the moves).", "yellow")
             return False
         self.say(Text.assemble("  ", self.seat(self.human), f"  {g.decision_kind}: ",
-                               (describe_move(g, action), "bold")))
+                               (move_text(g, action), "bold")))
         self._apply(action)
         self._autosave()
         return True

@@ -4,9 +4,10 @@ FILE is a game record (JSON with ``config`` and ``actions``, as ``Game.record()`
 ``clans play --save`` write it), a tournament replay file (``replays/game_*.json`` under a
 ``clans tournament --out`` folder: the record plus the seats' names) or a full saved state
 (``Game.save``; its history is replayed from the start). At the end of each round it lists the
-moves made (every decision in words, e.g. ``choose:1 = mackenzie with Starting tile 3``, with the
-player's seat and name), then the position and the players' VP (``--step`` / ``--verbose``: every
-move as it is made, with the position after it; ``--pause`` waits for Enter after each view), and
+moves made (every decision in words, as the engine describes it and the web viewer shows it, e.g.
+``choose:1 (mackenzie with Starting tile 4 (£75))``, with the player's seat and name), then the
+position and the players' VP (``--step`` / ``--verbose``: every move as it is made, with the position
+after it; ``--pause`` waits for Enter after each view), and
 ``--out DIR`` receives ``round-1.png`` ... ``round-5.png`` (the map at the end of each round, with a
 legend of the players' colours, names and VP) and ``final.png``.
 ``--html OUT.html`` writes instead one self-contained web page of the replay (the web viewer's
@@ -14,7 +15,8 @@ board, decision stepping, charts and score sheet) that opens in a browser withou
 To step through a game decision by decision on the board, use ``--html`` or ``clans serve``
 (the web viewer: every replay under a folder).
 """
-# The file helpers here (load_game_file, write_record, write_map_png) are shared with clans play.
+# The file helpers here (load_game_file, write_record, write_map_png) are shared with clans play; what both show of a
+# game (moves, score sheet) is in present.py.
 from __future__ import annotations
 
 import argparse
@@ -26,6 +28,7 @@ from pathlib import Path
 from clans_env import Game, GameConfig, IllegalActionError
 
 from .help_text import for_users
+from .present import move_text, score_table
 
 from clans_env.engine.records import (  # noqa: F401  (re-exported: the CLI's file helpers)
     RECORD_FORMAT, RECORD_VERSION, GameFileError, _checked_record, load_game_file, read_game_file, write_record,
@@ -100,8 +103,6 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
 
     console.print(Rule(f"Replay of {path}: {config.num_players} players, seed {config.seed}, "
                        f"{len(actions)} decisions"))
-    from .play import describe_move, score_table
-
     def legend():
         console.print("players: " + "   ".join(f"{seat_name(p)} {vp} VP" for p, _, vp in map_players(game, names)),
                       markup=False, highlight=False)
@@ -125,7 +126,7 @@ def replay(path, out_dir=None, step: bool = False, console=None, dpi: int = 80, 
         p = game.current_player
         kind = game.decision_kind
         try:
-            text = describe_move(game, a)
+            text = move_text(game, a)
             game.apply(a)
         except (IllegalActionError, ValueError) as e:
             raise GameFileError(f"{path}: the record does not replay: decision #{i} ({a!r}) failed: {e}") from None

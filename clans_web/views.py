@@ -9,17 +9,13 @@ PNG pictures), so the SVG and the PNGs draw the same board.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from html import escape
 
 from clans_env import Game, GameConfig, IllegalActionError
-from clans_env.engine import actions as A
 from clans_env.engine import data as D
 from clans_env.engine.board import KIND_LOCH, KIND_PORT, LAND_FOREST
 from clans_env.engine.records import GameFileError
-from clans_env.engine.rules.common import placement_cost
-from clans_env.engine.state import K_PLACE, PLACE_CLAN, PLACE_FREE
 from clans_env.engine.views import automa_record, contract_parts
 from clans_env.render.map_image import (
     BORDER_COLOUR, CENTRAL_LOCH_COLOUR, COLOURS, LOCH_COLOUR, MIST_COLOUR, MODULE_LINE, PLAYER_COLOURS,
@@ -196,50 +192,14 @@ def frame(game: Game) -> dict:
     }
 
 
-def choice_meaning(decision_text: str, k: int) -> str | None:
-    """What ``choose:k`` stands for, when the decision text lists ``choose:k=...`` options
-    (as ``clans play`` reads it)."""
-    m = re.search(rf"choose:{k}\s*=\s*(.*?)(?=[;,]\s*choose:\d+\s*=|$)", decision_text)
-    return m.group(1).strip().rstrip(".;,") if m else None
-
-
 def legal_moves(game: Game) -> list[dict]:
-    """Every legal action of the pending decision: ``action`` (index), ``name``
-    (``action_to_string``), ``detail`` (costs, contract contents, what a choice means) and
-    ``space`` (the map space it names, for clicking on the map, or null)."""
+    """Every legal action of the pending decision as the engine's record (``Game.describe_legal``,
+    ``clans_env.engine.moves.Move``): ``action`` (index), ``name`` (``action_to_string``), ``detail`` (the
+    record in words: costs, contract contents, what a choice means, as ``clans play`` lists it), ``space``
+    (the map space it names, for clicking on the map, or null) and the record's other fields."""
     if game.is_terminal():
         return []
-    frame_ = game.stack[-1] if game.stack else None
-    text = game.decision_text()
-    out = []
-    for a in game.legal_actions():
-        name = game.action_to_string(a)
-        section, off = A.section_of(a)
-        detail = ""
-        space = None
-        if section == "space":
-            space = off
-            b = game.board
-            if frame_ is not None and frame_[0] == K_PLACE and frame_[3] != PLACE_CLAN:
-                try:
-                    cost = placement_cost(game, frame_[1], frame_[2], off, free_land=(frame_[3] == PLACE_FREE))
-                    detail = f"pay £{cost}; {b.label[off]}"
-                except Exception:            # a description only: never fail the listing
-                    detail = b.label[off]
-            else:
-                detail = b.label[off]
-        elif section == "choose":
-            detail = choice_meaning(text, off) or ""
-        elif section == "fulfil":
-            pl = game.players[game.current_player]
-            if off < len(pl.open_contracts):
-                need, gain = contract_parts(pl.open_contracts[off])
-                detail = f"#{pl.open_contracts[off]}: {need} -> {gain}"
-        elif section == "take_contract" and off < len(game.display) and game.display[off] >= 0:
-            need, gain = contract_parts(game.display[off])
-            detail = f"#{game.display[off]}: {need} -> {gain}"
-        out.append({"action": a, "name": name, "detail": detail, "space": space})
-    return out
+    return [m.to_dict() for m in game.describe_legal()]
 
 
 # ------------------------------------------------------------------------------------------------

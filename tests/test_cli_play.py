@@ -356,3 +356,19 @@ def test_grouped_trades_keep_one_number_per_move():
         else:
             numbers.append(int(item.split()[0]))
     assert numbers == list(range(len(legal)))
+
+
+def test_the_move_list_and_the_bots_moves_are_the_engines_records():
+    """`moves` lists each legal move as the engine's record (``Game.describe_legal``: name and detail, as the
+    web viewer shows it), and a bot's move is printed as the record of the move it made."""
+    rc, out, session = run_play(["--opponents", "random", "--seed", "4", "--clan-selection", "auction", "--width",
+                                 "200"], "moves\nquit\n", width=200)
+    game = Game(session.game.config)
+    assert session.game.history and session.game.decision_kind == "auction_bid"     # a bot bid first
+    for a in session.game.history:
+        move = game.describe_move(a)
+        assert move.text() in out               # the bots' moves before your first decision
+        game.apply(a)
+    flat = " ".join(out.split())
+    for k, m in enumerate(session.game.describe_legal()):
+        assert f"{k} {m.text()}" in flat

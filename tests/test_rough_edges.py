@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from clans_cli import play, replay
+from clans_cli import play, present, replay
 from clans_env import Game, GameConfig
 from clans_env.engine import data as D
 from clans_env.engine.records import write_record
@@ -63,7 +63,7 @@ def test_moves_are_numbered_from_0_like_choose_0():
     Console(file=out, width=200).print(play.moves_view(g, legal))
     for k, a in enumerate(legal):
         assert g.action_to_string(a) == f"choose:{k}"
-        assert re.search(rf"(^|\s){k} choose:{k} = ", out.getvalue())
+        assert re.search(rf"(^|\s){k} choose:{k} \(\w+ with Starting tile", out.getvalue())
         assert play.parse_move(g, str(k)) == a
     with pytest.raises(ValueError, match=f"from 0 to {len(legal) - 1}"):
         play.parse_move(g, str(len(legal)))
@@ -106,7 +106,7 @@ def test_neighbourhood_offers_show_their_prices():
             assert f"{D.GOODS[i]} at £{unit} each" in g.decision_text()
     p = g.current_player
     for a in g.legal_actions():
-        text = play.annotate(g, a)
+        text = present.move_text(g, a)
         if text.startswith("trade:"):
             after = g.clone()
             after.apply(a)
@@ -166,11 +166,11 @@ def test_replay_lists_the_moves_made_with_descriptions_and_names(record_file, st
     g = Game(game.config)
     for i, a in enumerate(game.history):
         name = ["alice", "random"][g.current_player]
-        line = f"#{i:<4} P{g.current_player} ({name}) {g.decision_kind}: {play.describe_move(g, a)}"
+        line = f"#{i:<4} P{g.current_player} ({name}) {g.decision_kind}: {present.move_text(g, a)}"
         assert line in text
         g.apply(a)
-    assert re.search(r"choose:\d = \w+ with Starting tile", text)
-    assert re.search(r"place: space:\S+ \((sheep|cow|woodcutter|miner|field|cheese_dairy|bakery|distillery)\)",
+    assert re.search(r"choose:\d \(\w+ with Starting tile", text)
+    assert re.search(r"place: space:\S+ \(.*(sheep|cow|woodcutter|miner|field|cheese_dairy|bakery|distillery)\)",
                      text)
     assert text.count("\n>> ") == 1                 # only the start shows the pending decision
     assert "players: P0 (alice)" in text

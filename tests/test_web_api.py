@@ -146,6 +146,19 @@ def test_play_refuses_illegal_and_stale_moves_and_changes_nothing(client):
     assert client.get("/play/nosuchgame").status_code == 404
 
 
+def test_the_move_list_is_the_engines_record(client):
+    """The state's ``legal`` list is ``Game.describe_legal()`` of the server's game (name, detail, space and
+    the record's fields), the records ``clans play`` lists, through a Clan Auction and the first turns."""
+    st = _new(client, seed=4, clan_selection="auction")
+    for _ in range(12):
+        rec = client.get(f"/api/games/{st['id']}/record").json()
+        game = Game.replay(GameConfig.from_dict(rec["config"]), rec["actions"])
+        assert st["legal"] == [m.to_dict() for m in game.describe_legal()]
+        assert all(m["detail"] for m in st["legal"] if m["name"].startswith("choose:"))
+        st = client.post(f"/api/games/{st['id']}/move",
+                         json={"action": st["legal"][-1]["action"], "version": st["version"]}).json()
+
+
 def test_play_a_whole_game_undo_and_save(client, served):
     st = _new(client, seed=2)
     gid = st["id"]

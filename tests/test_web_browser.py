@@ -165,7 +165,11 @@ def test_play_a_whole_game_by_clicking(page, served, tmp_path):
         st = page.evaluate("window.clansPlay.state")
         rec = page.request.get(f"{served['url']}/api/games/{st['id']}/record").json()   # the server's game
         assert len(rec["actions"]) == st["version"]
-        assert _markers(page) == units_in(Game.replay(GameConfig.from_dict(rec["config"]), rec["actions"]))
+        game = Game.replay(GameConfig.from_dict(rec["config"]), rec["actions"])
+        assert _markers(page) == units_in(game)
+        if st["your_turn"]:       # each button shows the engine's record of its move, as `clans play` lists it
+            shown = page.evaluate("[...document.querySelectorAll('button.move')].map((b) => b.textContent)")
+            assert shown == [m.name + (" " + m.detail if m.detail else "") for m in game.describe_legal()]
     assert page.evaluate("document.body.dataset.over") == "1"
     assert clicked_space and shot
     assert "Game over" in page.inner_text("#turn")

@@ -30,6 +30,7 @@ from .rules.turn import next_turn
 from .state import (ACTION, DECISION_KINDS, GAME_OVER, K_CLAN, K_HOOK, PHASE_NAMES, PRODUCTION, SETUP,
                     IllegalActionError, PlayerState)
 from .topology import topology
+from .moves import Move, describe_legal, describe_move
 
 from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_difference, parse  # noqa: F401
 from .saves import STATE_FIELDS as _STATE_FIELDS
@@ -315,6 +316,15 @@ class Game:
         if name == "space" and self.unit_at[off] >= 0 and self.occupant[off] >= 0:
             s += f" ({D.UNITS[self.unit_at[off]]} of player {self.occupant[off]})"
         return s
+
+    def describe_move(self, action: int) -> Move:
+        """``action`` in the pending decision as a ``moves.Move`` record (family, space, unit, cost, what a
+        ``choose:k`` means...): what every presenter shows of a move."""
+        return describe_move(self, action)
+
+    def describe_legal(self) -> list[Move]:
+        """A ``moves.Move`` for every legal action, in ``legal_actions()`` order."""
+        return describe_legal(self)
 
     def string_to_action(self, text: str) -> int:
         """Parse an action name (as printed by ``action_to_string``, context in brackets ignored)."""

@@ -293,6 +293,12 @@ class Clan:
     def describe(self, game, frame) -> str:
         return f"{self.name} decision"
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        """What ``choose:k`` means in this clan's own decision ``frame``, or among the clan's actions offered
+        in another decision (main, post-main, Free space): ``moves.Move`` fields (``option`` in words,
+        ``quantity`` for a count, ``cost``...), None when the clan offers no such choice there."""
+        return None
+
     # ---- scoring -------------------------------------------------------------------
     def scoring_goods(self, game, p: int) -> list[int]:
         """Goods that count as 'in stock' for every scoring condition (Scoring tiles, Awards, Milestones,

@@ -38,3 +38,8 @@ class Cunningham(Clan):
     def describe(self, game, frame) -> str:
         return (f"Clan Cunningham: churn butter - discard k Milk for £{D.CUNNINGHAM_BUTTER_MONEY} each "
                 f"(choose:k; you have {game.players[frame[1]].goods[D.MILK]} Milk)")
+
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] != K_CLAN:
+            return None
+        return {"option": f"discard {k} Milk", "quantity": k, "cost": -k * D.CUNNINGHAM_BUTTER_MONEY}

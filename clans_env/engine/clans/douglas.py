@@ -94,3 +94,9 @@ class Douglas(Clan):
         verb = "buy" if direction == BUY else "sell"
         return (f"Clan Douglas, Bulk Trading: your {merchants} Merchant(s) {verb} how many {D.GOODS[good]} "
                 f"(choose:{merchants}..choose:{top}; up to 2 each, £{D.DOUGLAS_PAIR_MONEY} per pair)")
+
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] != K_CLAN:
+            return None
+        good, direction = frame[3], frame[4]
+        return {"option": f"{'buy' if direction == BUY else 'sell'} {k} {D.GOODS[good]}", "quantity": k}

@@ -224,6 +224,11 @@ class Fraser(Clan):
         need = ", ".join(f"{n} {D.GOODS[i]}" for i, n in enumerate(frame[3]) if n)
         return f"Clan Fraser: contract still needs {need}; a Kilt replaces which (good:<good>), or done to pay from stock"
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] != K_CLAN or frame[2] not in (MAKE, KILT_TRADE):
+            return None
+        return {"option": f"make {k} Kilts" if frame[2] == MAKE else f"{k} of them Kilts", "quantity": k}
+
     # ---- R18.F4 / R18.F5 ----------------------------------------------------------------------
     def fulfil_extras(self, game, p: int, contract_id: int) -> None:
         pl = game.players[p]

@@ -135,6 +135,13 @@ class Gordon(Clan):
                     "or done")
         return "Clan Gordon, Silo 3: gain 1 Wool or 1 Milk (good:wool / good:milk)"
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] == K_CLAN:
+            return {"option": f"Grain into Silo {k + 1}"} if frame[2] == FILL else None
+        if not 0 <= k < 2 * N:
+            return None
+        return {"option": f"Silo {k + 1} Action" if k < EMPTY else f"Silo {k - EMPTY + 1}'s Grain back to stock"}
+
     # ---- R18.G6: Silo Grain is in stock for scoring -------------------------------------------------
     def scoring_goods(self, game, p: int) -> list[int]:
         pl = game.players[p]

@@ -45,3 +45,8 @@ class MacEwen(Clan):
     def describe(self, game, frame) -> str:
         return (f"Clan MacEwen: brew k Beer from {frame[3]} Hops (1 Grain each, £{D.MACEWEN_BEER_MONEY} per Beer; "
                 f"choose:k)")
+
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] != K_CLAN:
+            return None
+        return {"option": f"brew {k} Beer", "quantity": k, "cost": -k * D.MACEWEN_BEER_MONEY}

@@ -193,6 +193,9 @@ class MacGregor(Clan):
                     f"£{D.MACGREGOR_SHEEP_MONEY}, or done")
         return super().describe(game, frame)
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        return {"option": "Grazing"} if frame[0] == K_MAIN and k == 0 else None
+
     def state_features(self, game, p: int) -> tuple:
         hs = herds(game, p)
         return (min(len(hs), 4) / 4, min(sum(h.bit_count() for h in hs), 12) / 12)

@@ -99,6 +99,11 @@ class MacKenzie(Clan):
     def describe(self, game, frame) -> str:
         return "Clan MacKenzie: put one freshly produced Whisky barrel in the cellar to age (choose:0), or done"
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] == K_CLAN:
+            return {"option": "age a Whisky barrel in the cellar"} if frame[2] == CELLAR else None
+        return {"option": f"take the barrel out of cellar space {k}"} if k < CELLAR_SPACES else None
+
     # scoring
     def scoring_goods(self, game, p: int) -> list[int]:
         pl = game.players[p]

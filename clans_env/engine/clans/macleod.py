@@ -170,6 +170,12 @@ class MacLeod(Clan):
                     "another of your Shipyards (choose:<k>)")
         return super().describe(game, frame)
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] == K_CLAN and frame[2] != COPY:
+            return None
+        tiles = shipyards(game, frame[1])
+        return {"option": "your Shipyard", "port_tile": tiles[k]} if k < len(tiles) else None
+
     def state_features(self, game, p: int) -> tuple:
         out = []
         for tile, u in zip(shipyards(game, p), used(game, p)):

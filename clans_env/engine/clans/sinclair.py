@@ -338,6 +338,18 @@ class Sinclair(Clan):
                     f"{D.UNITS[frame[4]]} ({costs}, {extra})")
         return super().describe(game, frame)
 
+    def describe_choice(self, game, frame, k: int) -> dict | None:
+        if frame[0] == K_CLAN:
+            return None
+        if k in (LAND, LOCHS):
+            return {"option": "Railroad Reach over one land space" if k == LAND else "Railroad Reach across lochs"}
+        slot = k - PORT_CLAIM
+        claims = port_claims(game, frame[1])
+        if slot not in claims:
+            return None
+        return {"option": f"claim Port slot {slot} across lochs", "cost": claims[slot],
+                "port_tile": game.port_tiles[slot] if slot < len(game.port_tiles) else None}
+
     # ---- Final Scoring ------------------------------------------------------------------------
     def settlement_link_mask(self, game, p: int, settlement: int) -> int:
         near = within_two(game.topo)
