@@ -7,9 +7,11 @@ it), mark the tile used, the Delivery bonus (R13.10: the ``delivery`` decision o
 still open, choose:<part>, done forfeits the rest; a part with a cost is paid first), the Delivery track
 marker (R13.11), 2 Glory at a City (R13.12), and the Train is tilted (R13.13).
 
-Each part kind of data/trains.toml has one function here; sub-choices are ``delivery_step`` frames
-(kind, player, step, *context). ``IMPLEMENTED`` lists the tiles all of whose parts are modelled (all 24);
-only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
+Each part kind of data/trains.toml has one ``Part`` in ``PARTS`` (may it be taken now, taking it); its
+sub-choices are ``delivery_step`` frames (K_DSTEP, player, step name, *context), each step name one ``Step``
+registered in ``STEPS`` (its legal list, its effect, its text); the spaces a step offers, after a unit type
+where there is one to choose, go through ``UnitSpaceStep``. ``IMPLEMENTED`` lists the tiles all of whose
+parts are in ``PARTS`` (all 24); only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
 box's top one are ``misc["tr_below"]``, surfaced by common.pop_open_contract; T13).
 
 The clan clauses (R13.26, R13.27; T16, T17) go through the clan hooks, never a clan's name: tile 10's
@@ -31,8 +33,6 @@ from ..topology import bits
 from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
 
-#: Delivery bonus tiles whose every part is modelled (all 24)
-IMPLEMENTED = tuple(range(1, 25))
 PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["bread"]: D.GOOD_INDEX["grain"],
                 D.GOOD_INDEX["whisky"]: D.GOOD_INDEX["grain"]}
 
@@ -282,6 +282,11 @@ def push_step(g, p: int, name: str, *context) -> None:
     g.stack.append((K_DSTEP, p, name) + context)
 
 
+def _starts(name: str, *context):
+    """A part's ``take`` that starts the step ``name`` with a fixed context."""
+    return lambda g, p, part: push_step(g, p, name, *context)
+
+
 def _take_money(g, p: int, part: dict) -> None:
     g.players[p].money += part["amount"]
 
@@ -358,43 +363,43 @@ def _city_spaces(g, p: int) -> int:
 _DEPLOY = Part(lambda g, p, part: bool(deploy_units(g, p, part)),
                lambda g, p, part: push_step(g, p, "deploy", part["kind"], -1))
 
-#: part kind -> its Part (the 24 kinds of data/trains.toml)
+#: part kind -> its Part (every kind of data/trains.toml; the tiles using each in the comments)
 PARTS: dict[str, Part] = {
     "money": Part(_always, _take_money),
-    "goods": Part(_always, _take_goods),
-    "upgrade": Part(_upgrade_possible, lambda g, p, part: g.stack.append((K_BONUS_UPGRADE, p))),
-    "adjacent_free_space": _DEPLOY, "free_space": _DEPLOY, "field_land_cost": _DEPLOY, "skip_expand": _DEPLOY,
-    "free_buy_fulfil": Part(lambda g, p, part: bool(free_buy_boxes(g, p)),
-                            lambda g, p, part: push_step(g, p, "free_buy", -1, ())),
-    "reserve": Part(lambda g, p, part: bool(reserve_targets(g, p)), lambda g, p, part: push_step(g, p, "reserve", 0)),
-    "bonus_action": Part(_always, _take_bonus_action),
-    "city_tile": Part(lambda g, p, part: bool(_city_spaces(g, p)), lambda g, p, part: push_step(g, p, "city", 0)),
-    "return_upgrades": Part(lambda g, p, part: len(returnable_upgrades(g, p)) > 0
+    "goods": Part(_always, _take_goods),                                                   # 8, 11, 15
+    "upgrade": Part(_upgrade_possible, lambda g, p, part: g.stack.append((K_BONUS_UPGRADE, p))),  # 4, 18
+    "adjacent_free_space": _DEPLOY, "field_land_cost": _DEPLOY, "skip_expand": _DEPLOY,     # 1, 2, 4
+    "free_space": _DEPLOY,                                                                 # 15
+    "city_tile": Part(lambda g, p, part: bool(_city_spaces(g, p)), _starts("city", 0)),    # 3
+    "bonus_action": Part(_always, _take_bonus_action),                                     # 3, 11, 15
+    "return_upgrades": Part(lambda g, p, part: len(returnable_upgrades(g, p)) > 0          # 5
                             and upgrade_returns_possible(g, p) >= part["returns"], _take_return_upgrades),
-    "move_prices": Part(_always, lambda g, p, part: push_step(g, p, "price", part["markers"], 0)),
-    "distillery_goods": Part(lambda g, p, part: bool(units_of(g, p, D.DISTILLERY))
+    "move_prices": Part(_always, lambda g, p, part: push_step(g, p, "price", part["markers"], 0)),  # 6
+    "distillery_goods": Part(lambda g, p, part: bool(units_of(g, p, D.DISTILLERY))         # 7
                              and g.players[p].money >= part["cost"], _take_distillery_goods),
     "swap_contract": Part(lambda g, p, part: bool(g.players[p].open_contracts) and any(c >= 0 for c in g.display),
-                          lambda g, p, part: push_step(g, p, "discard_contract", 0)),
-    "factory_basics": Part(lambda g, p, part: any(units_of(g, p, f) for f in D.FACTORIES),
-                           lambda g, p, part: push_step(g, p, "return_unit", D.FACTORIES, "basics2")),
-    "process": Part(lambda g, p, part: any(g.players[p].goods[src] for src in PROCESS_FROM.values())
-                    or bool(g.clans[p].bonus_process_inputs(g, p)),
-                    lambda g, p, part: push_step(g, p, "process", 0)),       # Goods processed so far
-    "animal_money": Part(lambda g, p, part: any(units_of(g, p, a) for a in D.ANIMALS),
-                         lambda g, p, part: push_step(g, p, "return_unit", D.ANIMALS, "money25")),
+                          _starts("discard_contract", 0)),                                 # 8
+    "factory_basics": Part(lambda g, p, part: any(units_of(g, p, f) for f in D.FACTORIES),  # 9
+                           _starts("return_unit", D.FACTORIES, "basics2")),
+    "process": Part(lambda g, p, part: any(g.players[p].goods[src] for src in PROCESS_FROM.values())  # 10
+                    or bool(g.clans[p].bonus_process_inputs(g, p)), _starts("process", 0)),
+    "animal_money": Part(lambda g, p, part: any(units_of(g, p, a) for a in D.ANIMALS),     # 12
+                         _starts("return_unit", D.ANIMALS, "money25")),
     "whisky_money": Part(lambda g, p, part: g.players[p].goods[D.GOOD_INDEX["whisky"]] >= part["whiskies"],
-                         _take_whisky_money),
-    "moves": Part(_moves_possible, _take_moves),
-    "building_bonus": Part(_building_bonus_possible, _take_building_bonus),
-    "sell_extra": Part(lambda g, p, part: bool(sell_options(g, p, part)), lambda g, p, part: push_step(g, p, "sell", 0)),
-    "merchants_area": Part(_merchants_area_possible, lambda g, p, part: push_step(g, p, "area", 0)),
-    "fulfil_imports": Part(_fulfil_imports_possible, lambda g, p, part: push_step(g, p, "fulfil", 0)),
+                         _take_whisky_money),                                              # 13
+    "moves": Part(_moves_possible, _take_moves),                                           # 14
+    "stack_contract": Part(lambda g, p, part: bool(stack_slots(g, p, ())), _starts("stack", -1, ())),  # 16
+    "building_bonus": Part(_building_bonus_possible, _take_building_bonus),                # 17
+    "reserve": Part(lambda g, p, part: bool(reserve_targets(g, p)), _starts("reserve", 0)),  # 19
+    "sell_extra": Part(lambda g, p, part: bool(sell_options(g, p, part)), _starts("sell", 0)),  # 20
+    "merchants_area": Part(_merchants_area_possible, _starts("area", 0)),                  # 21
+    "free_buy_fulfil": Part(lambda g, p, part: bool(free_buy_boxes(g, p)), _starts("free_buy", -1, ())),  # 22
+    "fulfil_imports": Part(_fulfil_imports_possible, _starts("fulfil", 0)),                # 23
     "field_fulfil": Part(lambda g, p, part: bool(units_of(g, p, D.FIELD)) and bool(g.players[p].open_contracts),
-                         lambda g, p, part: push_step(g, p, "field_fulfil", -1)),
-    "stack_contract": Part(lambda g, p, part: bool(stack_slots(g, p, ())),
-                           lambda g, p, part: push_step(g, p, "stack", -1, ())),
+                         _starts("field_fulfil", -1)),                                     # 24
 }
+#: Delivery bonus tiles whose every part is modelled (all 24); only those are drawn onto the map
+IMPLEMENTED = tuple(sorted(t for t, parts in TM.DELIVERY_PARTS.items() if all(x["kind"] in PARTS for x in parts)))
 
 
 def part_possible(g, p: int, part: dict) -> bool:
