@@ -494,6 +494,15 @@ def finish(g):
         g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
 
 
+def test_every_delivery_part_kind_and_step_is_registered():
+    """R13.10, R13.26: each part kind of data/trains.toml has its Part in deliveries.PARTS, so all 24 tiles are
+    modelled and drawn (IMPLEMENTED); each delivery step is registered under its frame name with a text."""
+    kinds = {part["kind"] for parts in TM.DELIVERY_PARTS.values() for part in parts}
+    assert kinds == set(DL.PARTS)
+    assert DL.IMPLEMENTED == tuple(range(1, 25))
+    assert all(st.name == name and st.text for name, st in DL.STEPS.items())
+
+
 def test_bonus_parts_are_optional_money_and_forfeit():
     """R13.10: all, part or none."""
     g, p, pl = bonus_position(6)

@@ -7,9 +7,11 @@ it), mark the tile used, the Delivery bonus (R13.10: the ``delivery`` decision o
 still open, choose:<part>, done forfeits the rest; a part with a cost is paid first), the Delivery track
 marker (R13.11), 2 Glory at a City (R13.12), and the Train is tilted (R13.13).
 
-Each part kind of data/trains.toml has one function here; sub-choices are ``delivery_step`` frames
-(kind, player, step, *context). ``IMPLEMENTED`` lists the tiles all of whose parts are modelled (all 24);
-only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
+Each part kind of data/trains.toml has one ``Part`` in ``PARTS`` (may it be taken now, taking it); its
+sub-choices are ``delivery_step`` frames (K_DSTEP, player, step name, *context), each step name one ``Step``
+registered in ``STEPS`` (its legal list, its effect, its text); the spaces a step offers, after a unit type
+where there is one to choose, go through ``UnitSpaceStep``. ``IMPLEMENTED`` lists the tiles all of whose
+parts are in ``PARTS`` (all 24); only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
 box's top one are ``misc["tr_below"]``, surfaced by common.pop_open_contract; T13).
 
 The clan clauses (R13.26, R13.27; T16, T17) go through the clan hooks, never a clan's name: tile 10's
@@ -20,6 +22,8 @@ MacEwen, Fraser, MacLeod) and count toward the turn's fulfilments.
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET_AREA, SPACE, TAKE_CONTRACT,
@@ -29,8 +33,6 @@ from ..topology import bits
 from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
 
-#: Delivery bonus tiles whose every part is modelled (all 24)
-IMPLEMENTED = tuple(range(1, 25))
 PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["bread"]: D.GOOD_INDEX["grain"],
                 D.GOOD_INDEX["whisky"]: D.GOOD_INDEX["grain"]}
 
@@ -168,20 +170,20 @@ def deploy_targets(g, p: int, unit: int, where: str, pay_unit: bool, pay_land: b
 
 
 def deploy_units(g, p: int, part: dict) -> list[int]:
-    where, pay_unit, pay_land, units = _deploy_rule(part)
+    where, pay_unit, pay_land, units = DEPLOY_RULES[part["kind"]]
     return [u for u in units if deploy_targets(g, p, u, where, pay_unit, pay_land)]
 
 
-def _deploy_rule(part: dict):
-    k = part["kind"]
-    if k == "field_land_cost":                 # tile 2: a Field, land cost only
-        return "reach", False, True, (D.FIELD,)
-    land_units = tuple(u for u in range(D.NUM_UNITS) if u != D.FISHERMAN)
-    if k == "skip_expand":                     # tile 4: a non-Field unit, land cost only, skipping 2 spaces
-        return f"skip{TM.DELIVERY_PARTS[4][0]['skip']}", False, True, tuple(u for u in land_units if u != D.FIELD)
-    if k == "adjacent_free_space":             # tile 1 (Q31): a Free space next to one of your units
-        return "adjacent", True, False, land_units
-    return "reach", True, False, land_units    # free_space (tile 15): as the Export bonus
+_LAND_UNITS = tuple(u for u in range(D.NUM_UNITS) if u != D.FISHERMAN)
+#: deploy part kind -> (where, pays the unit's cost, pays the land cost, the unit types)
+DEPLOY_RULES = {
+    "field_land_cost": ("reach", False, True, (D.FIELD,)),          # tile 2: a Field, land cost only
+    # tile 4: a non-Field unit, land cost only, skipping 2 spaces
+    "skip_expand": (f"skip{TM.DELIVERY_PARTS[4][0]['skip']}", False, True,
+                    tuple(u for u in _LAND_UNITS if u != D.FIELD)),
+    "adjacent_free_space": ("adjacent", True, False, _LAND_UNITS),  # tile 1 (Q31): next to one of your units
+    "free_space": ("reach", True, False, _LAND_UNITS),              # tile 15: as the Export bonus
+}
 
 
 _SKIP_CACHE: dict = {}
@@ -263,122 +265,150 @@ def free_buy_boxes(g, p: int) -> list[int]:
     return out
 
 
-def part_possible(g, p: int, part: dict) -> bool:
+# ---- part kinds: one table, kind -> its Part ------------------------------------------------------------
+class Part(NamedTuple):
+    """A part kind of data/trains.toml: ``possible(g, p, part)``, whether the menu offers it now, and
+    ``take(g, p, part)``: its cost paid, then its gain, or the steps (or other decisions) that resolve it."""
+    possible: Callable
+    take: Callable
+
+
+def _always(g, p: int, part: dict) -> bool:
+    return True
+
+
+def push_step(g, p: int, name: str, *context) -> None:
+    """Put the ``delivery_step`` frame (K_DSTEP, p, name, *context) on the stack."""
+    g.stack.append((K_DSTEP, p, name) + context)
+
+
+def _starts(name: str, *context):
+    """A part's ``take`` that starts the step ``name`` with a fixed context."""
+    return lambda g, p, part: push_step(g, p, name, *context)
+
+
+def _take_money(g, p: int, part: dict) -> None:
+    g.players[p].money += part["amount"]
+
+
+def _take_goods(g, p: int, part: dict) -> None:
+    for _ in range(part.get("basic", 0)):
+        push_step(g, p, "good", 0)
+    for _ in range(part.get("processed", 0)):
+        push_step(g, p, "good", 1)
+
+
+def _upgrade_possible(g, p: int, part: dict) -> bool:
+    from .upgrades import legal_bonus_upgrade
+    return bool(legal_bonus_upgrade(g, (K_BONUS_UPGRADE, p)))
+
+
+def _take_bonus_action(g, p: int, part: dict) -> None:
+    if part.get("any_port"):                      # tile 11: one Port tile even out of reach, during it
+        g.turn["any_port"] = 1
+    g.stack.append((K_MAIN, p, "bonus"))          # Q29: one more main action at once (not Pass)
+
+
+def _take_return_upgrades(g, p: int, part: dict) -> None:
+    push_step(g, p, "basic_processed", part["basic"], part["processed"])
+    push_step(g, p, "return_upgrade", part["returns"])
+
+
+def _take_distillery_goods(g, p: int, part: dict) -> None:
+    g.players[p].money -= part["cost"]
+    push_step(g, p, "return_unit", (D.DISTILLERY,), "each_good")
+
+
+def _take_whisky_money(g, p: int, part: dict) -> None:
     pl = g.players[p]
-    k = part["kind"]
-    if k in ("money", "goods", "upgrade", "moves_none"):
-        if k == "upgrade":
-            from .upgrades import legal_bonus_upgrade
-            return bool(legal_bonus_upgrade(g, (K_BONUS_UPGRADE, p)))
-        return True
-    if k in ("adjacent_free_space", "free_space", "field_land_cost", "skip_expand"):
-        return bool(deploy_units(g, p, part))
-    if k == "free_buy_fulfil":
-        return bool(free_buy_boxes(g, p))
-    if k == "reserve":
-        return bool(reserve_targets(g, p))
-    if k == "bonus_action":
-        return True
-    if k == "city_tile":
-        return bool(shipping_reach(g, p) & g.topo.land_mask & ~g.occupied)
-    if k == "return_upgrades":
-        return len(returnable_upgrades(g, p)) > 0 and upgrade_returns_possible(g, p) >= part["returns"]
-    if k == "move_prices":
-        return True
-    if k == "distillery_goods":
-        return bool(units_of(g, p, D.DISTILLERY)) and pl.money >= part["cost"]
-    if k == "swap_contract":
-        return bool(pl.open_contracts) and any(c >= 0 for c in g.display)
-    if k == "factory_basics":
-        return any(units_of(g, p, f) for f in D.FACTORIES)
-    if k == "process":
-        return any(pl.goods[src] for src in PROCESS_FROM.values()) or bool(g.clans[p].bonus_process_inputs(g, p))
-    if k == "animal_money":
-        return any(units_of(g, p, a) for a in D.ANIMALS)
-    if k == "whisky_money":
-        return pl.goods[D.GOOD_INDEX["whisky"]] >= part["whiskies"]
-    if k == "moves":
-        from .stacking import movable_units
-        return bool(movable_units(g, p))
-    if k == "building_bonus":
-        from .contracts import building_bonus_available
-        return building_bonus_available(g, p)
-    if k == "sell_extra":
-        return bool(sell_options(g, p, part))
-    if k == "merchants_area":
-        return pl.merchants_stock >= part["merchants"] and \
-            any(not pl.merchants_market[a ^ 1] for a in range(D.NUM_GOODS * 2))
-    if k == "fulfil_imports":
-        from .fulfil import can_fulfil
-        return any(can_fulfil(g, p, c) for c in pl.open_contracts)
-    if k == "field_fulfil":
-        return bool(units_of(g, p, D.FIELD)) and bool(pl.open_contracts)
-    if k == "stack_contract":
-        return bool(stack_slots(g, p, ()))
-    raise AssertionError(f"Delivery bonus part {k!r} is not modelled")  # pragma: no cover
+    pl.goods[D.GOOD_INDEX["whisky"]] -= part["whiskies"]
+    pl.money += part["amount"]
+
+
+def _moves_possible(g, p: int, part: dict) -> bool:
+    from .stacking import movable_units
+    return bool(movable_units(g, p))
+
+
+def _take_moves(g, p: int, part: dict) -> None:
+    from .stacking import start_moves
+    start_moves(g, p, part["count"])
+
+
+def _building_bonus_possible(g, p: int, part: dict) -> bool:
+    from .contracts import building_bonus_available
+    return building_bonus_available(g, p)
+
+
+def _take_building_bonus(g, p: int, part: dict) -> None:
+    from .contracts import start_building_bonus
+    start_building_bonus(g, p)
+
+
+def _fulfil_imports_possible(g, p: int, part: dict) -> bool:
+    from .fulfil import can_fulfil
+    return any(can_fulfil(g, p, c) for c in g.players[p].open_contracts)
+
+
+def _merchants_area_possible(g, p: int, part: dict) -> bool:
+    pl = g.players[p]
+    return pl.merchants_stock >= part["merchants"] and \
+        any(not pl.merchants_market[a ^ 1] for a in range(D.NUM_GOODS * 2))
+
+
+def _city_spaces(g, p: int) -> int:
+    return shipping_reach(g, p) & g.topo.land_mask & ~g.occupied
+
+
+_DEPLOY = Part(lambda g, p, part: bool(deploy_units(g, p, part)),
+               lambda g, p, part: push_step(g, p, "deploy", part["kind"], -1))
+
+#: part kind -> its Part (every kind of data/trains.toml; the tiles using each in the comments)
+PARTS: dict[str, Part] = {
+    "money": Part(_always, _take_money),
+    "goods": Part(_always, _take_goods),                                                   # 8, 11, 15
+    "upgrade": Part(_upgrade_possible, lambda g, p, part: g.stack.append((K_BONUS_UPGRADE, p))),  # 4, 18
+    "adjacent_free_space": _DEPLOY, "field_land_cost": _DEPLOY, "skip_expand": _DEPLOY,     # 1, 2, 4
+    "free_space": _DEPLOY,                                                                 # 15
+    "city_tile": Part(lambda g, p, part: bool(_city_spaces(g, p)), _starts("city", 0)),    # 3
+    "bonus_action": Part(_always, _take_bonus_action),                                     # 3, 11, 15
+    "return_upgrades": Part(lambda g, p, part: len(returnable_upgrades(g, p)) > 0          # 5
+                            and upgrade_returns_possible(g, p) >= part["returns"], _take_return_upgrades),
+    "move_prices": Part(_always, lambda g, p, part: push_step(g, p, "price", part["markers"], 0)),  # 6
+    "distillery_goods": Part(lambda g, p, part: bool(units_of(g, p, D.DISTILLERY))         # 7
+                             and g.players[p].money >= part["cost"], _take_distillery_goods),
+    "swap_contract": Part(lambda g, p, part: bool(g.players[p].open_contracts) and any(c >= 0 for c in g.display),
+                          _starts("discard_contract", 0)),                                 # 8
+    "factory_basics": Part(lambda g, p, part: any(units_of(g, p, f) for f in D.FACTORIES),  # 9
+                           _starts("return_unit", D.FACTORIES, "basics2")),
+    "process": Part(lambda g, p, part: any(g.players[p].goods[src] for src in PROCESS_FROM.values())  # 10
+                    or bool(g.clans[p].bonus_process_inputs(g, p)), _starts("process", 0)),
+    "animal_money": Part(lambda g, p, part: any(units_of(g, p, a) for a in D.ANIMALS),     # 12
+                         _starts("return_unit", D.ANIMALS, "money25")),
+    "whisky_money": Part(lambda g, p, part: g.players[p].goods[D.GOOD_INDEX["whisky"]] >= part["whiskies"],
+                         _take_whisky_money),                                              # 13
+    "moves": Part(_moves_possible, _take_moves),                                           # 14
+    "stack_contract": Part(lambda g, p, part: bool(stack_slots(g, p, ())), _starts("stack", -1, ())),  # 16
+    "building_bonus": Part(_building_bonus_possible, _take_building_bonus),                # 17
+    "reserve": Part(lambda g, p, part: bool(reserve_targets(g, p)), _starts("reserve", 0)),  # 19
+    "sell_extra": Part(lambda g, p, part: bool(sell_options(g, p, part)), _starts("sell", 0)),  # 20
+    "merchants_area": Part(_merchants_area_possible, _starts("area", 0)),                  # 21
+    "free_buy_fulfil": Part(lambda g, p, part: bool(free_buy_boxes(g, p)), _starts("free_buy", -1, ())),  # 22
+    "fulfil_imports": Part(_fulfil_imports_possible, _starts("fulfil", 0)),                # 23
+    "field_fulfil": Part(lambda g, p, part: bool(units_of(g, p, D.FIELD)) and bool(g.players[p].open_contracts),
+                         _starts("field_fulfil", -1)),                                     # 24
+}
+#: Delivery bonus tiles whose every part is modelled (all 24); only those are drawn onto the map
+IMPLEMENTED = tuple(sorted(t for t, parts in TM.DELIVERY_PARTS.items() if all(x["kind"] in PARTS for x in parts)))
+
+
+def part_possible(g, p: int, part: dict) -> bool:
+    return PARTS[part["kind"]].possible(g, p, part)
 
 
 def take_part(g, p: int, part: dict) -> None:
-    pl = g.players[p]
-    k = part["kind"]
-    if k == "money":
-        pl.money += part["amount"]
-    elif k == "goods":
-        for _ in range(part.get("basic", 0)):
-            g.stack.append((K_DSTEP, p, "good", 0))
-        for _ in range(part.get("processed", 0)):
-            g.stack.append((K_DSTEP, p, "good", 1))
-    elif k == "upgrade":
-        g.stack.append((K_BONUS_UPGRADE, p))
-    elif k in ("adjacent_free_space", "free_space", "field_land_cost", "skip_expand"):
-        g.stack.append((K_DSTEP, p, "deploy", k, -1))
-    elif k == "free_buy_fulfil":
-        g.stack.append((K_DSTEP, p, "free_buy", -1, ()))
-    elif k == "reserve":
-        g.stack.append((K_DSTEP, p, "reserve", 0))
-    elif k == "bonus_action":
-        if part.get("any_port"):                      # tile 11: one Port tile even out of reach, during it
-            g.turn["any_port"] = 1
-        g.stack.append((K_MAIN, p, "bonus"))          # Q29: one more main action at once (not Pass)
-    elif k == "city_tile":
-        g.stack.append((K_DSTEP, p, "city", 0))
-    elif k == "return_upgrades":
-        g.stack.append((K_DSTEP, p, "basic_processed", part["basic"], part["processed"]))
-        g.stack.append((K_DSTEP, p, "return_upgrade", part["returns"]))
-    elif k == "move_prices":
-        g.stack.append((K_DSTEP, p, "price", part["markers"], 0))
-    elif k == "distillery_goods":
-        pl.money -= part["cost"]
-        g.stack.append((K_DSTEP, p, "return_unit", (D.DISTILLERY,), "each_good"))
-    elif k == "swap_contract":
-        g.stack.append((K_DSTEP, p, "discard_contract", 0))
-    elif k == "factory_basics":
-        g.stack.append((K_DSTEP, p, "return_unit", D.FACTORIES, "basics2"))
-    elif k == "process":
-        g.stack.append((K_DSTEP, p, "process", 0))      # Goods processed so far
-    elif k == "animal_money":
-        g.stack.append((K_DSTEP, p, "return_unit", D.ANIMALS, "money25"))
-    elif k == "whisky_money":
-        pl.goods[D.GOOD_INDEX["whisky"]] -= part["whiskies"]
-        pl.money += part["amount"]
-    elif k == "moves":
-        from .stacking import start_moves
-        start_moves(g, p, part["count"])
-    elif k == "building_bonus":
-        from .contracts import start_building_bonus
-        start_building_bonus(g, p)
-    elif k == "sell_extra":
-        g.stack.append((K_DSTEP, p, "sell", 0))
-    elif k == "merchants_area":
-        g.stack.append((K_DSTEP, p, "area", 0))
-    elif k == "fulfil_imports":
-        g.stack.append((K_DSTEP, p, "fulfil", 0))
-    elif k == "field_fulfil":
-        g.stack.append((K_DSTEP, p, "field_fulfil", -1))
-    elif k == "stack_contract":
-        g.stack.append((K_DSTEP, p, "stack", -1, ()))
-    else:  # pragma: no cover
-        raise AssertionError(f"Delivery bonus part {k!r} is not modelled")
+    PARTS[part["kind"]].take(g, p, part)
+
 
 
 # ---- helpers of the parts -----------------------------------------------------------------------------
@@ -489,60 +519,413 @@ def stack_contract(g, p: int, slot: int, box: int) -> None:
 _SELL_PART = TM.DELIVERY_PARTS[20][0]
 _AREA_PART = TM.DELIVERY_PARTS[21][0]
 _FULFIL_PART = TM.DELIVERY_PARTS[23][0]
+_PROCESS_MAX = TM.DELIVERY_PARTS[10][0]["amount"]
 
 
-@legal_for(K_DSTEP)
-def legal_dstep(g, frame) -> list:
-    p, step = frame[1], frame[2]
-    pl = g.players[p]
-    if step == "pay":
+# ---- delivery steps: one registered decision per step name -----------------------------------------------
+#: step name -> its Step. The name stays text in the frame (K_DSTEP, p, name, *context): saved games keep
+#: their frames as they were.
+STEPS: dict[str, "Step"] = {}
+
+
+def step(cls):
+    """Register one instance of a Step subclass under its ``name`` (steps keep no state of their own)."""
+    STEPS[cls.name] = cls()
+    return cls
+
+
+class Step:
+    """One sub-decision of a Delivery bonus: ``legal(g, frame)``, ``apply(g, frame, action)`` (the frame
+    already popped; the step pushes its next frame itself when it goes on) and ``text`` for describe."""
+    name = ""
+    text = ""
+
+    def legal(self, g, frame) -> list:  # pragma: no cover
+        raise NotImplementedError
+
+    def apply(self, g, frame, action: int) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+
+def go_on(g, frame) -> None:
+    """Push the step's next frame only if it has something to decide (a repeated step ends early)."""
+    if STEPS[frame[2]].legal(g, frame):
+        g.stack.append(frame)
+
+
+class UnitSpaceStep(Step):
+    """The shared "choose a unit type, then a space" decision. With ``unit_at`` (the frame index of the
+    chosen type, -1 until chosen): expand:<unit> among ``unit_types`` having a target, the frame pushed
+    again with the type; then space:<space> among ``targets`` (a mask), resolved by ``at_space``. Without
+    ``unit_at`` (None) the space is chosen at once (``unit`` None)."""
+    unit_at = None
+
+    def unit_types(self, g, frame):
+        return ()
+
+    def targets(self, g, frame, unit) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def at_space(self, g, frame, unit, s: int) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def legal(self, g, frame) -> list:
+        i = self.unit_at
+        if i is None:
+            return [SPACE + s for s in bits(self.targets(g, frame, None))]
+        if frame[i] < 0:
+            return [EXPAND + u for u in self.unit_types(g, frame) if self.targets(g, frame, u)]
+        return [SPACE + s for s in bits(self.targets(g, frame, frame[i]))]
+
+    def apply(self, g, frame, action: int) -> None:
+        i = self.unit_at
+        if i is None:
+            self.at_space(g, frame, None, action - SPACE)
+        elif frame[i] < 0:
+            g.stack.append(frame[:i] + (action - EXPAND,) + frame[i + 1:])
+        else:
+            self.at_space(g, frame, frame[i], action - SPACE)
+
+
+@step
+class PayDemand(Step):
+    name, text = "pay", "pay the Demand (choose:<way>; Port tile 16 may lower it)"
+
+    def legal(self, g, frame):
         from . import trains as TR
         _, tile = TR.demand_spot_tile(g, frame[3])
-        return [CHOOSE + k for k in range(len(demand_payments(g, p, tile)))]
-    if step == "good":
+        return [CHOOSE + k for k in range(len(demand_payments(g, frame[1], tile)))]
+
+    def apply(self, g, frame, action):
+        pay_demand(g, frame[1], frame[3], action - CHOOSE)
+
+
+@step
+class GainGood(Step):
+    """(K_DSTEP, p, "good", processed?)"""
+    name, text = "good", "gain a Good (good:<good>)"
+
+    def legal(self, g, frame):
         return [GOOD + i for i in (D.PROCESSED_GOODS if frame[3] else D.BASIC_GOODS)]
-    if step == "basic_processed":
+
+    def apply(self, g, frame, action):
+        g.players[frame[1]].goods[action - GOOD] += 1
+
+
+@step
+class GainBasicProcessed(Step):
+    """Tile 5: (K_DSTEP, p, "basic_processed", Basic goods left, Processed goods left)."""
+    name, text = "basic_processed", "gain a Basic or Processed good (good:<good>)"
+
+    def legal(self, g, frame):
         b, q = frame[3], frame[4]
         return [GOOD + i for i in (D.BASIC_GOODS if b else ()) + (D.PROCESSED_GOODS if q else ())]
-    if step == "deploy":
-        part = {"kind": frame[3]}
-        if frame[4] < 0:
-            return [EXPAND + u for u in deploy_units(g, p, part)]
-        where, pay_unit, pay_land, _ = _deploy_rule(part)
-        return [SPACE + s for s in bits(deploy_targets(g, p, frame[4], where, pay_unit, pay_land))]
-    if step == "city":
-        return [SPACE + s for s in bits(shipping_reach(g, p) & g.topo.land_mask & ~g.occupied)]
-    if step == "return_upgrade":
-        return returnable_upgrades(g, p)
-    if step == "price":
+
+    def apply(self, g, frame, action):
+        p = frame[1]
+        i = action - GOOD
+        g.players[p].goods[i] += 1
+        b, q = frame[3], frame[4]
+        b, q = (b - 1, q) if D.IS_BASIC[i] else (b, q - 1)
+        if b or q:
+            push_step(g, p, "basic_processed", b, q)
+
+
+@step
+class Deploy(UnitSpaceStep):
+    """Tiles 1, 2, 4, 15: (K_DSTEP, p, "deploy", part kind, unit or -1)."""
+    name, text = "deploy", "deploy a unit (expand:<unit>, then space:<space>)"
+    unit_at = 4
+
+    def unit_types(self, g, frame):
+        return DEPLOY_RULES[frame[3]][3]
+
+    def targets(self, g, frame, unit):
+        where, pay_unit, pay_land, _ = DEPLOY_RULES[frame[3]]
+        return deploy_targets(g, frame[1], unit, where, pay_unit, pay_land)
+
+    def at_space(self, g, frame, unit, s):
+        from .expand import deployed
+        p = frame[1]
+        _, pay_unit, pay_land, _ = DEPLOY_RULES[frame[3]]
+        g.players[p].money -= (g.clans[p].unit_cost(g, p, unit) if pay_unit else 0) + \
+            (g.topo.cost[s] if pay_land else 0)
+        place_unit(g, p, unit, s)
+        deployed(g, p, unit, s)
+
+
+@step
+class CityTile(UnitSpaceStep):
+    name, text = "city", "place the city tile (space:<space>)"
+
+    def targets(self, g, frame, unit):
+        return _city_spaces(g, frame[1])
+
+    def at_space(self, g, frame, unit, s):           # tile 3: a blocked space for the game
+        g.occupant[s] = -2
+        g.occupied |= 1 << s
+        g.covered = tuple(sorted(g.covered + (s,)))
+
+
+@step
+class Reserve(UnitSpaceStep):
+    name, text = "reserve", "reserve a space with a Merchant, paying its land cost (space:<space>)"
+
+    def targets(self, g, frame, unit):
+        return reserve_targets(g, frame[1])
+
+    def at_space(self, g, frame, unit, s):           # the Merchant reserves it: blocked for the others (Q34)
+        from .common import RESERVED
+        p = frame[1]
+        pl = g.players[p]
+        pl.money -= g.topo.cost[s]
+        pl.merchants_stock -= 1
+        g.occupant[s] = -2
+        g.occupied |= 1 << s
+        g.misc.setdefault(RESERVED, []).extend((s, p))
+
+
+def _gain_each_good(pl) -> None:
+    for i in range(D.NUM_GOODS):
+        pl.goods[i] += 1
+
+
+def _gain_basics(pl) -> None:
+    for i in D.BASIC_GOODS:
+        pl.goods[i] += TM.DELIVERY_PARTS[9][0]["each"]
+
+
+def _gain_money25(pl) -> None:
+    pl.money += TM.DELIVERY_PARTS[12][0]["amount"]
+
+
+#: what returning a unit gains (tiles 7, 9, 12), by the reward name kept in the ``return_unit`` frame
+_RETURN_REWARDS = {"each_good": _gain_each_good, "basics2": _gain_basics, "money25": _gain_money25}
+
+
+@step
+class ReturnUnit(UnitSpaceStep):
+    """Tiles 7, 9, 12: (K_DSTEP, p, "return_unit", unit types, reward name)."""
+    name, text = "return_unit", "return a unit to your Player board (space:<space>)"
+
+    def targets(self, g, frame, unit):
+        mask = 0
+        for u in frame[3]:
+            mask |= units_of(g, frame[1], u)
+        return mask
+
+    def at_space(self, g, frame, unit, s):
+        p = frame[1]
+        remove_unit(g, p, s, next(u for u in frame[3] if units_of(g, p, u) >> s & 1))
+        _RETURN_REWARDS[frame[4]](g.players[p])
+
+
+@step
+class FieldFulfil(UnitSpaceStep):
+    """Tile 24: (K_DSTEP, p, "field_fulfil", -1) returns a Field, then (..., 0) fulfils a contract."""
+    name = "field_fulfil"
+    text = "return a Field (space:<space>), then fulfil a contract without Goods (fulfil:<box>)"
+
+    def targets(self, g, frame, unit):
+        return units_of(g, frame[1], D.FIELD)
+
+    def at_space(self, g, frame, unit, s):
+        remove_unit(g, frame[1], s, D.FIELD)
+        push_step(g, frame[1], "field_fulfil", 0)
+
+    def legal(self, g, frame):
+        if frame[3] < 0:
+            return super().legal(g, frame)
+        return [FULFIL + b for b in range(len(g.players[frame[1]].open_contracts))]
+
+    def apply(self, g, frame, action):
+        if frame[3] < 0:
+            return super().apply(g, frame, action)
+        p = frame[1]
+        cid = pop_open_contract(g, p, action - FULFIL)
+        g.turn["fulfilled"] = g.turn.get("fulfilled", 0) + 1     # a Fulfil action (R13.27), as finish_fulfil
+        g.stack.append((K_HOOK, p, "fulfil_rewards", cid))       # its clan abilities (Buchanan's second: as usual)
+
+
+@step
+class ReturnUpgrade(Step):
+    """Tile 5: (K_DSTEP, p, "return_upgrade", returns left)."""
+    name, text = "return_upgrade", "return an Upgrade (upgrade_shipping / upgrade_tech / hire_merchant)"
+
+    def legal(self, g, frame):
+        return returnable_upgrades(g, frame[1])
+
+    def apply(self, g, frame, action):
+        pl = g.players[frame[1]]
+        if action == UPGRADE_SHIPPING:
+            pl.shipping -= 1
+            pl.reach = -1
+        elif action == HIRE_MERCHANT:
+            pl.merchants_stock -= 1
+            pl.merchants_board += 1
+        else:
+            pl.tech[action - UPGRADE_TECH] = False
+        if frame[3] > 1:
+            push_step(g, frame[1], "return_upgrade", frame[3] - 1)
+
+
+@step
+class MovePrice(Step):
+    """Tile 6: (K_DSTEP, p, "price", markers left, mask of the Goods already moved)."""
+    name, text = "price", "move a Price marker one step (market_area:buy = up, sell = down)"
+
+    def legal(self, g, frame):
         used = frame[4]
         return [MARKET_AREA + i * 2 + d for i in range(D.NUM_GOODS) if not used >> i & 1 for d in (0, 1)
                 if (g.prices[i] < D.MAX_STEP if d == 0 else g.prices[i] > 0)]
-    if step == "return_unit":
-        mask = 0
-        for u in frame[3]:
-            mask |= units_of(g, p, u)
-        return [SPACE + s for s in bits(mask)]
-    if step == "discard_contract":
-        return [FULFIL + b for b in range(len(pl.open_contracts))]
-    if step == "take_free":
+
+    def apply(self, g, frame, action):
+        i, d = divmod(action - MARKET_AREA, 2)
+        move_price(g, i, 1 if d == 0 else -1)
+        if frame[3] > 1:
+            go_on(g, (K_DSTEP, frame[1], "price", frame[3] - 1, frame[4] | 1 << i))
+
+
+@step
+class DiscardContract(Step):
+    """Tile 8: the top contract of a box leaves the game, then one from the display for free."""
+    name, text = "discard_contract", "discard an Export contract (fulfil:<box>)"
+
+    def legal(self, g, frame):
+        return [FULFIL + b for b in range(len(g.players[frame[1]].open_contracts))]
+
+    def apply(self, g, frame, action):
+        p = frame[1]
+        box = action - FULFIL
+        g.misc.setdefault("tr_discarded", []).append(pop_open_contract(g, p, box))
+        push_step(g, p, "take_free", box)               # without paying or gaining money
+
+
+@step
+class TakeFree(Step):
+    """Tile 8: (K_DSTEP, p, "take_free", the box emptied)."""
+    name, text = "take_free", "take an Export contract for free (take_contract:<slot>)"
+
+    def legal(self, g, frame):
         return [TAKE_CONTRACT + k for k, c in enumerate(g.display) if c >= 0]
-    if step == "process":               # clan inputs: Fraser's Wool into a Kilt (good:wool)
+
+    def apply(self, g, frame, action):
+        p = frame[1]
+        pl = g.players[p]
+        slot = action - TAKE_CONTRACT
+        cid = g.display[slot]
+        g.display[slot] = -1
+        if len(pl.open_contracts) < g.clans[p].export_boxes:
+            pl.open_contracts.append(cid)
+        else:                                          # a tile 16 stack: the new one goes on top again
+            box = frame[3]
+            g.misc.setdefault(BELOW, []).extend((cid, pl.open_contracts[box]))
+            pl.open_contracts[box] = cid
+
+
+@step
+class Process(Step):
+    """Tile 10: (K_DSTEP, p, "process", Goods processed so far)."""
+    name = "process"
+    text = "process a Basic good (good:<processed good>; Clan Fraser: good:wool makes a Kilt) or done"
+
+    def legal(self, g, frame):                # clan inputs: Fraser's Wool into a Kilt (good:wool)
+        p = frame[1]
+        pl = g.players[p]
         out = [GOOD + q for q, src in PROCESS_FROM.items() if pl.goods[src]]
         out += [GOOD + i for i in g.clans[p].bonus_process_inputs(g, p)]
         return out + [DONE] if out and frame[3] < _PROCESS_MAX else out
-    if step == "sell":
+
+    def apply(self, g, frame, action):
+        if action == DONE:
+            return
+        p = frame[1]
+        pl = g.players[p]
+        q = action - GOOD
+        if q in PROCESS_FROM:
+            pl.goods[PROCESS_FROM[q]] -= 1
+            pl.goods[q] += 1
+        else:                               # a clan's own input (Fraser: Wool into a Kilt)
+            g.clans[p].bonus_process(g, p, q)
+        if frame[3] + 1 < _PROCESS_MAX:
+            go_on(g, (K_DSTEP, p, "process", frame[3] + 1))
+
+
+@step
+class Sell(Step):
+    """Tile 20's Trade, Port tile 6 first if p chooses (R19.4)."""
+    name, text = "sell", "sell (trade:sell:...; use_port:<slot>: Port tile 6 first)"
+
+    def legal(self, g, frame):
+        p = frame[1]
         out = sell_options(g, p, _SELL_PART)
         slot = sell_port_slot(g, p) if out else -1
         return out + [USE_PORT + slot] if slot >= 0 else out
-    if step == "area":                        # never both areas of one Good (a Trade action, R13.27)
+
+    def apply(self, g, frame, action):
+        p = frame[1]
+        if USE_PORT <= action < MARKET_AREA:       # Port tile 6 first (R19.4), then the sale
+            from ..state import K_PORT_PRICE
+            g.players[p].ports_used |= 1 << (action - USE_PORT)
+            g.stack.append(frame)
+            g.stack.append((K_PORT_PRICE, p))
+            return
+        from .market import do_trade
+        good, d, qty = decode_trade(action)
+        g.stack.append((K_HOOK, p, "sell_extra", good, units_for_sale(g, p, good)))
+        do_trade(g, p, good, d, qty, limit=_SELL_PART["amount"])   # at most 4 units (Douglas: 2 per Merchant)
+
+
+@step
+class MerchantsArea(Step):
+    """Tile 21: never both areas of one Good (a Trade action, R13.27)."""
+    name, text = "area", "place 3 Merchants in a Market area (market_area:<area>)"
+
+    def legal(self, g, frame):
+        pl = g.players[frame[1]]
         return [MARKET_AREA + a for a in range(D.NUM_GOODS * 2) if not pl.merchants_market[a ^ 1]]
-    if step == "fulfil":
+
+    def apply(self, g, frame, action):
+        p = frame[1]
+        pl = g.players[p]
+        area = action - MARKET_AREA
+        i, d = divmod(area, 2)
+        n = _AREA_PART["merchants"]
+        pl.merchants_stock -= n
+        pl.merchants_market[area] += n
+        move_price(g, i, n if d == 0 else -n)
+        pl.money += _AREA_PART["amount"]
+        g.clans[p].on_trade(g, p, i, 0, d)
+
+
+@step
+class FulfilImports(Step):
+    """Tile 23: a Fulfil with money per Import."""
+    name, text = "fulfil", "fulfil an Export contract (fulfil:<box>)"
+
+    def legal(self, g, frame):
         from .fulfil import can_fulfil
-        return [FULFIL + b for b, c in enumerate(pl.open_contracts) if can_fulfil(g, p, c)]
-    if step == "reserve":
-        return [SPACE + s for s in bits(reserve_targets(g, p))]
-    if step == "free_buy":
+        p = frame[1]
+        return [FULFIL + b for b, c in enumerate(g.players[p].open_contracts) if can_fulfil(g, p, c)]
+
+    def apply(self, g, frame, action):
+        from .fulfil import apply_fulfil
+        p = frame[1]
+        pl = g.players[p]
+        cid = pl.open_contracts[action - FULFIL]
+        pl.money += _FULFIL_PART["per_import"] * sum(D.CONTRACT_BY_ID[cid].imports)
+        apply_fulfil(g, p, action - FULFIL)
+
+
+@step
+class FreeBuy(Step):
+    """Tile 22: (K_DSTEP, p, "free_buy", box or -1, the Goods chosen so far)."""
+    name = "free_buy"
+    text = "choose the contract (fulfil:<box>), then up to 2 free Goods for it (good:<good>), done to fulfil"
+
+    def legal(self, g, frame):
+        p = frame[1]
+        pl = g.players[p]
         box, bought = frame[3], frame[4]
         if box < 0:
             return [FULFIL + b for b in free_buy_boxes(g, p)]
@@ -558,159 +941,44 @@ def legal_dstep(g, frame) -> list:
             out.append(DONE)
         pl.goods[:] = saved
         return out
-    if step == "field_fulfil":
-        if frame[3] < 0:
-            return [SPACE + s for s in bits(units_of(g, p, D.FIELD))]
-        return [FULFIL + b for b in range(len(pl.open_contracts))]
-    if step == "stack":                       # tile 16: a contract (then its box, if there is a choice)
-        slot, placed = frame[3], frame[4]
-        if slot < 0:
-            out = [TAKE_CONTRACT + k for k in stack_slots(g, p, placed)]
-            return out + [DONE] if placed and out else out
-        return [FULFIL + b for b in stack_boxes(g, p, placed)]
-    raise AssertionError(f"unknown delivery step {step!r}")  # pragma: no cover
 
-
-_PROCESS_MAX = TM.DELIVERY_PARTS[10][0]["amount"]
-
-
-@apply_for(K_DSTEP)
-def apply_dstep(g, frame, action: int) -> None:
-    p, step = frame[1], frame[2]
-    pl = g.players[p]
-    g.stack.pop()
-    if step == "pay":
-        pay_demand(g, p, frame[3], action - CHOOSE)
-    elif step == "good":
-        pl.goods[action - GOOD] += 1
-    elif step == "basic_processed":
-        i = action - GOOD
-        pl.goods[i] += 1
-        b, q = frame[3], frame[4]
-        b, q = (b - 1, q) if D.IS_BASIC[i] else (b, q - 1)
-        if b or q:
-            g.stack.append((K_DSTEP, p, "basic_processed", b, q))
-    elif step == "deploy":
-        if frame[4] < 0:
-            g.stack.append((K_DSTEP, p, "deploy", frame[3], action - EXPAND))
-            return
-        from .expand import deployed
-        unit, s = frame[4], action - SPACE
-        _, pay_unit, pay_land, _ = _deploy_rule({"kind": frame[3]})
-        cost = (g.clans[p].unit_cost(g, p, unit) if pay_unit else 0) + (g.topo.cost[s] if pay_land else 0)
-        pl.money -= cost
-        place_unit(g, p, unit, s)
-        deployed(g, p, unit, s)
-    elif step == "city":
-        s = action - SPACE                             # tile 3: a blocked space for the game
-        g.occupant[s] = -2
-        g.occupied |= 1 << s
-        g.covered = tuple(sorted(g.covered + (s,)))
-    elif step == "return_upgrade":
-        if action == UPGRADE_SHIPPING:
-            pl.shipping -= 1
-            pl.reach = -1
-        elif action == HIRE_MERCHANT:
-            pl.merchants_stock -= 1
-            pl.merchants_board += 1
-        else:
-            pl.tech[action - UPGRADE_TECH] = False
-        if frame[3] > 1:
-            g.stack.append((K_DSTEP, p, "return_upgrade", frame[3] - 1))
-    elif step == "price":
-        i, d = divmod(action - MARKET_AREA, 2)
-        move_price(g, i, 1 if d == 0 else -1)
-        if frame[3] > 1:
-            nxt = (K_DSTEP, p, "price", frame[3] - 1, frame[4] | 1 << i)
-            if legal_dstep(g, nxt):
-                g.stack.append(nxt)
-    elif step == "return_unit":
-        s = action - SPACE
-        units = [u for u in frame[3] if units_of(g, p, u) >> s & 1]
-        remove_unit(g, p, s, units[0])
-        reward = frame[4]
-        if reward == "each_good":
-            for i in range(D.NUM_GOODS):
-                pl.goods[i] += 1
-        elif reward == "basics2":
-            for i in D.BASIC_GOODS:
-                pl.goods[i] += TM.DELIVERY_PARTS[9][0]["each"]
-        elif reward == "money25":
-            pl.money += TM.DELIVERY_PARTS[12][0]["amount"]
-    elif step == "discard_contract":                  # tile 8: the top contract leaves the game
-        box = action - FULFIL
-        g.misc.setdefault("tr_discarded", []).append(pop_open_contract(g, p, box))
-        g.stack.append((K_DSTEP, p, "take_free", box))  # without paying or gaining money
-    elif step == "take_free":
-        slot = action - TAKE_CONTRACT
-        cid = g.display[slot]
-        g.display[slot] = -1
-        if len(pl.open_contracts) < g.clans[p].export_boxes:
-            pl.open_contracts.append(cid)
-        else:                                          # a tile 16 stack: the new one goes on top again
-            box = frame[3]
-            g.misc.setdefault(BELOW, []).extend((cid, pl.open_contracts[box]))
-            pl.open_contracts[box] = cid
-    elif step == "process":
-        q = action - GOOD
-        if action != DONE:
-            if q in PROCESS_FROM:
-                pl.goods[PROCESS_FROM[q]] -= 1
-                pl.goods[q] += 1
-            else:                               # a clan's own input (Fraser: Wool into a Kilt)
-                g.clans[p].bonus_process(g, p, q)
-            if frame[3] + 1 < _PROCESS_MAX:
-                nxt = (K_DSTEP, p, "process", frame[3] + 1)
-                if legal_dstep(g, nxt):
-                    g.stack.append(nxt)
-    elif step == "sell":
-        if USE_PORT <= action < MARKET_AREA:       # Port tile 6 first (R19.4), then the sale
-            from ..state import K_PORT_PRICE
-            pl.ports_used |= 1 << (action - USE_PORT)
-            g.stack.append(frame)
-            g.stack.append((K_PORT_PRICE, p))
-            return
-        from .market import do_trade
-        good, d, qty = decode_trade(action)
-        g.stack.append((K_HOOK, p, "sell_extra", good, units_for_sale(g, p, good)))
-        do_trade(g, p, good, d, qty, limit=_SELL_PART["amount"])   # at most 4 units (Douglas: 2 per Merchant)
-    elif step == "area":
-        area = action - MARKET_AREA
-        i, d = divmod(area, 2)
-        n = _AREA_PART["merchants"]
-        pl.merchants_stock -= n
-        pl.merchants_market[area] += n
-        move_price(g, i, n if d == 0 else -n)
-        pl.money += _AREA_PART["amount"]
-        g.clans[p].on_trade(g, p, i, 0, d)
-    elif step == "fulfil":
-        from .fulfil import apply_fulfil
-        cid = pl.open_contracts[action - FULFIL]
-        pl.money += _FULFIL_PART["per_import"] * sum(D.CONTRACT_BY_ID[cid].imports)
-        apply_fulfil(g, p, action - FULFIL)
-    elif step == "reserve":
-        from .common import RESERVED
-        s = action - SPACE                    # the Merchant reserves it: blocked for the others (Q34)
-        pl.money -= g.topo.cost[s]
-        pl.merchants_stock -= 1
-        g.occupant[s] = -2
-        g.occupied |= 1 << s
-        g.misc.setdefault(RESERVED, []).extend((s, p))
-    elif step == "free_buy":
+    def apply(self, g, frame, action):
+        p = frame[1]
         box, bought = frame[3], frame[4]
         if box < 0:
-            g.stack.append((K_DSTEP, p, "free_buy", action - FULFIL, ()))
+            push_step(g, p, "free_buy", action - FULFIL, ())
         elif action != DONE:
-            g.stack.append((K_DSTEP, p, "free_buy", box, bought + (action - GOOD,)))
+            push_step(g, p, "free_buy", box, bought + (action - GOOD,))
         else:                                      # the free "buy" (prices move, a Trade), then the Fulfil
             from .fulfil import apply_fulfil
+            pl = g.players[p]
             for i in sorted(set(bought)):
                 q = bought.count(i)
                 g.clans[p].on_trade(g, p, i, q, 0)
                 pl.goods[i] += q
                 move_price(g, i, q)
             apply_fulfil(g, p, box)
-    elif step == "stack":
+
+
+@step
+class StackContract(Step):
+    """Tile 16: (K_DSTEP, p, "stack", display slot or -1, the contracts placed so far): a contract, then its
+    box if there is a choice."""
+    name = "stack"
+    text = ("take an Export contract at the normal cost (take_contract:<slot>; on top of the one in your "
+            "Export box, which you fulfil after it), then its Export box if you choose (fulfil:<box>), "
+            "done to stop")
+
+    def legal(self, g, frame):
+        p = frame[1]
+        slot, placed = frame[3], frame[4]
+        if slot < 0:
+            out = [TAKE_CONTRACT + k for k in stack_slots(g, p, placed)]
+            return out + [DONE] if placed and out else out
+        return [FULFIL + b for b in stack_boxes(g, p, placed)]
+
+    def apply(self, g, frame, action):
+        p = frame[1]
         slot, placed = frame[3], frame[4]
         if slot < 0:
             if action == DONE:
@@ -718,46 +986,27 @@ def apply_dstep(g, frame, action: int) -> None:
             slot = action - TAKE_CONTRACT
             boxes = stack_boxes(g, p, placed)
             if len(boxes) > 1:
-                g.stack.append((K_DSTEP, p, "stack", slot, placed))
+                push_step(g, p, "stack", slot, placed)
                 return
             box = boxes[0]
         else:
             box = action - FULFIL
         cid = g.display[slot]
         stack_contract(g, p, slot, box)
-        nxt = (K_DSTEP, p, "stack", -1, placed + (cid,))
-        if legal_dstep(g, nxt):
-            g.stack.append(nxt)
-    elif step == "field_fulfil":
-        if frame[3] < 0:
-            remove_unit(g, p, action - SPACE, D.FIELD)
-            g.stack.append((K_DSTEP, p, "field_fulfil", 0))
-            return
-        cid = pop_open_contract(g, p, action - FULFIL)
-        g.turn["fulfilled"] = g.turn.get("fulfilled", 0) + 1     # a Fulfil action (R13.27), as finish_fulfil
-        g.stack.append((K_HOOK, p, "fulfil_rewards", cid))       # its clan abilities (Buchanan's second: as usual)
+        go_on(g, (K_DSTEP, p, "stack", -1, placed + (cid,)))
 
 
-_STEP_TEXT = {"pay": "pay the Demand (choose:<way>; Port tile 16 may lower it)", "good": "gain a Good (good:<good>)",
-              "basic_processed": "gain a Basic or Processed good (good:<good>)",
-              "deploy": "deploy a unit (expand:<unit>, then space:<space>)", "city": "place the city tile (space:<space>)",
-              "return_upgrade": "return an Upgrade (upgrade_shipping / upgrade_tech / hire_merchant)",
-              "price": "move a Price marker one step (market_area:buy = up, sell = down)",
-              "return_unit": "return a unit to your Player board (space:<space>)",
-              "discard_contract": "discard an Export contract (fulfil:<box>)",
-              "take_free": "take an Export contract for free (take_contract:<slot>)",
-              "process": "process a Basic good (good:<processed good>; Clan Fraser: good:wool makes a Kilt) or done",
-              "sell": "sell (trade:sell:...; use_port:<slot>: Port tile 6 first)",
-              "area": "place 3 Merchants in a Market area (market_area:<area>)",
-              "fulfil": "fulfil an Export contract (fulfil:<box>)",
-              "reserve": "reserve a space with a Merchant, paying its land cost (space:<space>)",
-              "free_buy": "choose the contract (fulfil:<box>), then up to 2 free Goods for it (good:<good>), done to fulfil",
-              "field_fulfil": "return a Field (space:<space>), then fulfil a contract without Goods (fulfil:<box>)",
-              "stack": "take an Export contract at the normal cost (take_contract:<slot>; on top of the one in your "
-                       "Export box, which you fulfil after it), then its Export box if you choose (fulfil:<box>), "
-                       "done to stop"}
+@legal_for(K_DSTEP)
+def legal_dstep(g, frame) -> list:
+    return STEPS[frame[2]].legal(g, frame)
+
+
+@apply_for(K_DSTEP)
+def apply_dstep(g, frame, action: int) -> None:
+    g.stack.pop()
+    STEPS[frame[2]].apply(g, frame, action)
 
 
 @describe_for(K_DSTEP)
 def describe_dstep(g, frame) -> str:
-    return f"Delivery bonus: {_STEP_TEXT[frame[2]]}"
+    return f"Delivery bonus: {STEPS[frame[2]].text}"
