@@ -26,6 +26,8 @@ Design
 * **Self-play options.** Dirichlet noise on the root prior (``dirichlet_alpha``, ``noise_frac``)
   and move choice by visit counts with a temperature (``choose``).
 * **Tree reuse** between moves: the subtree under the actions played since the last search.
+* **The tree** (``Node``, ``reused_root``, the PUCT rule ``puct_choice``) is ``agents.tree``'s,
+  shared with ``agents.mcts``.
 
 >>> agent = AZAgent("models/az_2p/model.pt", sims=200)          # doctest: +SKIP
 >>> agent.act(game)                                              # doctest: +SKIP
@@ -149,7 +151,10 @@ class Search:
         that have a prior, an untried one valued at the node's mean for ``p`` minus ``fpu``. Untried
         actions all score ``fpu value + scale * P``, so only the untried one with the highest prior
         competes; in the order of ties, after the tried children (in the order they were added)."""
-        prior, order = self._prior_at_root() if node is self.root else (node.P, node.order)
+        if node is self.root:
+            prior, order = self._prior_at_root()
+        else:
+            prior, order = node.P, node.order
         children = node.children
         legal_set = set(legal)
         contenders = []
@@ -163,8 +168,8 @@ class Search:
                     contenders.append(a)
                     break
         n = node.N
-        best = puct_choice(node, p, contenders, prior, self.params.c_puct,
-                           (node.W[p] / n if n else 0.0) - self.params.fpu)
+        params = self.params
+        best = puct_choice(node, p, contenders, prior, params.c_puct, (node.W[p] / n if n else 0.0) - params.fpu)
         if best is None:                     # no legal action seen before here: add them uniformly
             u = 1.0 / len(legal)
             merged = dict(node.P)
