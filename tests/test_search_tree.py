@@ -1,7 +1,8 @@
 """The one search tree (agents/tree.py) that MCTS and the AlphaZero search share: for fixed seeds both
 agents make the choices, and reach the root statistics, recorded before their trees were merged
-(tests/data/search_choices.json, written by the code of commit dcd6cc3 with ``python
-tests/test_search_tree.py --write``). Each configuration plays the setup of a few seeded 2-player
+(tests/data/search_choices.json, recorded by ``record`` run on the code of commit dcd6cc3, where
+``node_stats`` read MCTS's old ``visits``/``value`` names; ``python tests/test_search_tree.py --write``
+rewrites it). Each configuration plays the setup of a few seeded 2-player
 games by the heuristic, then lets the search choose every contested decision (both seats, the tree
 reused between moves; after each searched move the heuristic
 plays the next two contested ones) and records the move, the root's visits and value sums, and each root child's
