@@ -26,6 +26,8 @@ Design
 * **Self-play options.** Dirichlet noise on the root prior (``dirichlet_alpha``, ``noise_frac``)
   and move choice by visit counts with a temperature (``choose``).
 * **Tree reuse** between moves: the subtree under the actions played since the last search.
+* **The tree** (``Node``, ``reused_root``, the PUCT rule ``puct_choice``) is ``agents.tree``'s,
+  shared with ``agents.mcts``.
 
 >>> agent = AZAgent("models/az_2p/model.pt", sims=200)          # doctest: +SKIP
 >>> agent.act(game)                                              # doctest: +SKIP
@@ -47,6 +49,7 @@ from clans_env.env.rewards import REWARD_KINDS, final_rewards
 from .base import Agent
 from .mcts import hidden_order_removed
 from .ppo import PPOAgent, load_policy
+from .tree import Node, puct_choice, reused_root
 
 #: what a batched search does when a descent reaches a leaf already waiting for the network
 #: (``Search.gather``): "stop" the round there, or count the descent as a "twin" of that leaf
@@ -64,23 +67,6 @@ def outcome_values(scores: list[dict], kind: str = "win+score", score_scale: flo
 
 
 # ------------------------------------------------------------------------------------------------
-class Node:
-    __slots__ = ("N", "W", "children", "P", "order")
-
-    def __init__(self, num_players: int):
-        self.N = 0
-        self.W = [0.0] * num_players
-        self.children: dict[int, Node] = {}
-        #: {action: prior probability} once the node has been evaluated (None: a leaf)
-        self.P: dict[int, float] | None = None
-        #: the actions of P, highest prior first (the first untried legal one is the best untried)
-        self.order: list[int] | None = None
-
-    def expand(self, priors: dict[int, float]) -> None:
-        self.P = priors
-        self.order = sorted(priors, key=priors.__getitem__, reverse=True)
-
-
 class SearchParams:
     """The knobs of one search (shared by the agent and self-play)."""
 
@@ -161,32 +147,29 @@ class Search:
         return self._root_prior
 
     def _select(self, node: Node, legal: list[int], p: int) -> int:
-        """PUCT for the seat ``p`` to move among the ``legal`` actions that have a prior. Untried
-        actions all score ``fpu_value + scale * P``, so only the untried one with the highest prior
-        competes: the tried children are scored one by one, the untried found by scanning
-        ``order`` (usually a few steps)."""
-        prior, order = self._prior_at_root() if node is self.root else (node.P, node.order)
+        """PUCT (``agents.tree.puct_choice``) for the seat ``p`` to move among the ``legal`` actions
+        that have a prior, an untried one valued at the node's mean for ``p`` minus ``fpu``. Untried
+        actions all score ``fpu value + scale * P``, so only the untried one with the highest prior
+        competes; in the order of ties, after the tried children (in the order they were added)."""
+        if node is self.root:
+            prior, order = self._prior_at_root()
+        else:
+            prior, order = node.P, node.order
         children = node.children
-        n = node.N
-        scale = self.params.c_puct * math.sqrt(max(n, 1))
         legal_set = set(legal)
-        best, best_score = None, -math.inf
+        contenders = []
         for a, ch in children.items():
-            if ch.N and a in legal_set:
-                pa = prior.get(a)
-                if pa is not None:
-                    score = ch.W[p] / ch.N + scale * pa / (1 + ch.N)
-                    if score > best_score:
-                        best, best_score = a, score
-        fpu_value = (node.W[p] / n if n else 0.0) - self.params.fpu
-        for a in order:
+            if ch.N and a in legal_set and a in prior:
+                contenders.append(a)
+        for a in order:                          # the best untried: usually a few steps
             if a in legal_set:
                 ch = children.get(a)
                 if ch is None or not ch.N:
-                    score = fpu_value + scale * prior[a]
-                    if score > best_score:
-                        best, best_score = a, score
+                    contenders.append(a)
                     break
+        n = node.N
+        params = self.params
+        best = puct_choice(node, p, contenders, prior, params.c_puct, (node.W[p] / n if n else 0.0) - params.fpu)
         if best is None:                     # no legal action seen before here: add them uniformly
             u = 1.0 / len(legal)
             merged = dict(node.P)
@@ -400,21 +383,6 @@ def run_searches(searches: list[Search], evaluators: dict, deadline: float | Non
         for key, leaves in groups.items():
             evaluators[key](leaves)
         active = [s for s in active if not s.finished]
-
-
-def reused_root(root: Node | None, root_history: list[int] | None, history: list[int], num_players: int) -> Node:
-    """The subtree of ``root`` (searched at ``root_history``) under the actions played since, or a
-    fresh node when there is none."""
-    if root is not None and root_history is not None and len(history) >= len(root_history) \
-            and history[:len(root_history)] == root_history:
-        node = root
-        for a in history[len(root_history):]:
-            node = node.children.get(a)
-            if node is None:
-                break
-        if node is not None:
-            return node
-    return Node(num_players)
 
 
 def model_reward(checkpoint: dict) -> tuple[str, float]:

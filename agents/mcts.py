@@ -30,12 +30,14 @@ Design
   decision with one legal action is answered without searching at all.
 * **Tree reuse.** The subtree under the actions played since the last search becomes the new
   root (the agent remembers the root's action history).
+* **The tree** (``Node``, ``reused_root``, the PUCT rule ``puct_choice``) is ``agents.tree``'s,
+  shared with the AlphaZero search (``agents.az``).
 * **Root parallelism.** ``workers > 1`` runs independent searches in worker processes (each
   with its share of the simulations, its own seed) and sums their root statistics.
 * **Budget** by simulations (``sims``) or wall-clock seconds (``seconds``).
 * **Learned prior (optional).** With ``policy`` (a PPO checkpoint, or any object with
   ``policy_prior(game) -> {action: probability}``) every node picks among its legal actions by
-  PUCT, ``Q + puct * P(a) * sqrt(N_parent) / (1 + N_child)`` (AlphaZero's rule, an untried action
+  PUCT, ``Q + puct * P(a) * sqrt(max(N_parent, 1)) / (1 + N_child)`` (AlphaZero's rule, an untried action
   valued at the node's mean), with ``P`` the policy's probabilities at the first state that reached
   the node; the heuristic ordering and widening are then not used. ``rollout="policy"`` samples
   rollout moves from the same policy.
@@ -57,23 +59,11 @@ from clans_env.engine.state import GAME_OVER, K_PLACE
 from .base import Agent
 from .heuristic import (DEFAULT_WEIGHTS, HeuristicAgent, candidate_actions, complete_follow_ups, estimate_final_vp,
                         greedy_action)
+from .tree import Node, puct_choice, reused_root
 
 #: solo scores are centred on the rulebook's "Average" band (131-145 VP)
 SOLO_CENTRE = 138.0
 ROLLOUT_POLICIES = ("random", "heuristic", "policy")
-
-
-class Node:
-    __slots__ = ("children", "visits", "value", "order", "prior")
-
-    def __init__(self, num_players: int):
-        self.children: dict[int, Node] = {}
-        self.visits = 0
-        self.value = [0.0] * num_players
-        #: candidate actions best first by the heuristic (progressive widening), once computed
-        self.order: list[int] | None = None
-        #: {action: probability} from the search's policy (PUCT), once computed
-        self.prior: dict[int, float] | None = None
 
 
 def normalised_values(totals, scale: float, solo_centre: float = SOLO_CENTRE) -> list[float]:
@@ -216,8 +206,8 @@ class MCTSAgent(Agent):
                       order, self.fpu, self.widen, self._prior(), self.puct, self.max_seconds)
         elapsed = time.perf_counter() - t0
         action = best_action(root, order, game.current_player)
-        self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.visits,
-                           "children": {a: ch.visits for a, ch in root.children.items()}}
+        self.last_stats = {"simulations": sims, "seconds": elapsed, "root_visits": root.N,
+                           "children": {a: ch.N for a, ch in root.children.items()}}
         return action
 
     def root_actions(self, game, legal: list[int]) -> list[int]:
@@ -236,26 +226,17 @@ class MCTSAgent(Agent):
         search(public, root, self.rng, self.sims, self.seconds, self.c, self.rollout, self.depth, self.scale,
                self.root_actions(public, public.legal_actions()), self.fpu, self.widen, self._prior(), self.puct,
                self.max_seconds)
-        return {a: ch.visits for a, ch in root.children.items()}
+        return {a: ch.N for a, ch in root.children.items()}
 
     def _prior(self):
         return None if self.policy is None else self.policy.policy_prior
 
     def _reused_root(self, game) -> Node:
         history = game.history
-        root = None
-        if self.reuse and self._root is not None:
-            old = self._root_history
-            if len(history) >= len(old) and history[:len(old)] == old:
-                node = self._root
-                for a in history[len(old):]:
-                    node = node.children.get(a)
-                    if node is None:
-                        break
-                root = node
-        if root is None:
-            root = Node(game.num_players)
-        self._root = root if self.reuse else None
+        if self.reuse:
+            root = self._root = reused_root(self._root, self._root_history, history, game.num_players)
+        else:
+            root, self._root = Node(game.num_players), None
         self._root_history = history
         return root
 
@@ -298,7 +279,7 @@ def _worker_search(game, seed, sims, seconds, c, rollout, depth, scale, order, f
     root = Node(game.num_players)
     n = search(game, root, random.Random(seed), sims, seconds, c, rollout, depth, scale, order, fpu, widen)
     p = game.current_player
-    return {a: (ch.visits, ch.value[p]) for a, ch in root.children.items()}, n
+    return {a: (ch.N, ch.W[p]) for a, ch in root.children.items()}, n
 
 
 def best_action(root: Node, legal: list[int], player: int) -> int:
@@ -306,8 +287,8 @@ def best_action(root: Node, legal: list[int], player: int) -> int:
     best, best_key = legal[0], (-1, 0.0)
     for a in legal:
         ch = root.children.get(a)
-        if ch is not None and ch.visits:
-            key = (ch.visits, ch.value[player] / ch.visits)
+        if ch is not None and ch.N:
+            key = (ch.N, ch.W[player] / ch.N)
             if key > best_key:
                 best, best_key = a, key
     return best
@@ -378,8 +359,13 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
                 break
             children = node.children
             if prior is not None:
-                a = puct_choice(node, state, root_actions if node is root and root_actions else legal, prior,
-                                puct)
+                # PUCT with P from the policy at the first state that leaves the node (an action it never
+                # saw, in another determinization, gets 0) and an untried action valued at the node's mean
+                if node.P is None:
+                    node.P = prior(state)
+                p = state.current_player
+                a = puct_choice(node, p, root_actions if node is root and root_actions else legal, node.P, puct,
+                                node.W[p] / node.N if node.N else 0.5)
                 child = children.get(a)
                 if child is None:
                     child = children[a] = Node(n_players)
@@ -404,7 +390,7 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
                         values = _ORDERING.action_values(state, cands)
                         cands = sorted(values, key=lambda b: -values[b])
                     node.order = cands
-                allowed = 1 + int(widen * sqrt(node.visits))
+                allowed = 1 + int(widen * sqrt(node.N))
                 legal_set = set(legal)
                 cands = [b for b in node.order if b in legal_set][:allowed]
                 if not cands:                      # this determinization differs: fall back
@@ -419,16 +405,16 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
                 # action competes with the score "parent's mean - fpu" instead of always
                 # going first, so wide nodes (an opponent's 40 replies) need not try them all
                 p = state.current_player
-                parent_log = log(node.visits + 1)
+                parent_log = log(node.N + 1)
                 best_score = -1.0
                 for b in cands:
                     ch = children.get(b)
                     if ch is None:
                         continue
-                    score = ch.value[p] / ch.visits + c * sqrt(parent_log / ch.visits)
+                    score = ch.W[p] / ch.N + c * sqrt(parent_log / ch.N)
                     if score > best_score:
                         best_score, a, child = score, b, ch
-                if fresh and node.visits and node.value[p] / node.visits - fpu > best_score:
+                if fresh and node.N and node.W[p] / node.N - fpu > best_score:
                     a = child = None
             if a is None:
                 a = fresh[rng.randrange(len(fresh))] if len(fresh) > 1 else fresh[0]
@@ -442,35 +428,12 @@ def search(game, root: Node, rng: random.Random, sims: int | None, seconds: floa
             path.append(node)
         values = _leaf_values(state, rng, rollout, depth, scale, w, centre, prior)
         for nd in path:
-            nd.visits += 1
-            v = nd.value
+            nd.N += 1
+            v = nd.W
             for i in range(n_players):
                 v[i] += values[i]
         done += 1
     return done
-
-
-def puct_choice(node: Node, state, candidates: list[int], prior, puct: float) -> int:
-    """The candidate maximising ``Q + puct * P * sqrt(N) / (1 + n)`` for the player to move, with
-    ``P`` from ``prior(state)`` (computed when the node is first left; an action the prior never saw,
-    in another determinization, gets 0) and an untried action valued at the node's mean."""
-    if node.prior is None:
-        node.prior = prior(state)
-    p_of = node.prior
-    p = state.current_player
-    children = node.children
-    mean = node.value[p] / node.visits if node.visits else 0.5
-    scale = puct * math.sqrt(max(node.visits, 1))
-    best, best_score = candidates[0], -math.inf
-    for b in candidates:
-        ch = children.get(b)
-        if ch is None or not ch.visits:
-            score = mean + scale * p_of.get(b, 0.0)
-        else:
-            score = ch.value[p] / ch.visits + scale * p_of.get(b, 0.0) / (1 + ch.visits)
-        if score > best_score:
-            best, best_score = b, score
-    return best
 
 
 def _leaf_values(state, rng, rollout: str, depth: int, scale: float, w, centre: float, prior=None) -> list[float]:

@@ -158,9 +158,9 @@ def test_tree_is_reused_between_moves():
     while g.current_player != me or len(g.legal_actions()) == 1:
         g.apply(other.act(g) if g.current_player != me else g.legal_actions()[0])
     root = agent._reused_root(g)
-    assert root.visits > 0                      # statistics carried over from the last search
+    assert root.N > 0                           # statistics carried over from the last search
     agent.act(g)
-    assert agent.last_stats["root_visits"] == root.visits >= 300
+    assert agent.last_stats["root_visits"] == root.N >= 300
     fresh = MCTSAgent(sims=300, seed=0, reuse=False)
     fresh.act(g)
     assert fresh.last_stats["root_visits"] == 300
@@ -216,7 +216,7 @@ def test_progressive_widening_bounds_inner_nodes():
         while stack:
             node = stack.pop()
             if agent.widen:
-                assert len(node.children) <= 1 + int(agent.widen * node.visits ** 0.5)
+                assert len(node.children) <= 1 + int(agent.widen * node.N ** 0.5)
             widest = max(widest, len(node.children))
             stack.extend(node.children.values())
         return widest
