@@ -8,8 +8,9 @@ reused between moves; after each searched move the heuristic
 plays the next two contested ones) and records the move, the root's visits and value sums, and each root child's
 visits and value sum for the mover.
 
-Moves and visit counts must match exactly; value sums to 1e-6 relative, as the network's float32
-arithmetic may round differently on another CPU (a changed search changes far more than that)."""
+Moves and visit counts must match exactly; value sums to 1e-6 relative or 1e-5 absolute, as the
+network's float32 arithmetic may round differently on another CPU or with another torch thread count (a
+test run beside others under xdist gave 1.6e-7 on a sum near zero); a changed search changes far more."""
 from __future__ import annotations
 
 import json
@@ -143,8 +144,8 @@ def test_search_reproduces_recorded_choices(fixture, name):
         assert g_row["a"] == w_row["a"], (name, i)
         assert g_row["n"] == w_row["n"], (name, i)
         assert [k[:2] for k in g_row["kids"]] == [k[:2] for k in w_row["kids"]], (name, i)
-        assert g_row["w"] == pytest.approx(w_row["w"], rel=1e-6, abs=1e-9), (name, i)
-        assert [k[2] for k in g_row["kids"]] == pytest.approx([k[2] for k in w_row["kids"]], rel=1e-6, abs=1e-9)
+        assert g_row["w"] == pytest.approx(w_row["w"], rel=1e-6, abs=1e-5), (name, i)
+        assert [k[2] for k in g_row["kids"]] == pytest.approx([k[2] for k in w_row["kids"]], rel=1e-6, abs=1e-5)
 
 
 def test_puct_ties_follow_the_callers_order():
