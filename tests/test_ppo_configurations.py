@@ -101,3 +101,65 @@ def test_training_configs_load_and_name_their_game(path):
     GameConfig(num_players=cfg.num_players, **cfg.game_options)       # a valid game
     if cfg.init_from is not None:
         assert (ROOT / cfg.init_from).is_file(), cfg.init_from
+
+
+# ------------------------------------------------------------------------------------------------
+# a model for another configuration or action table is refused, naming both
+def test_base_model_refuses_an_industria_game_naming_both_configurations(tmp_path):
+    path, _, _ = tiny_model(tmp_path)
+    agent = PPOAgent(path)
+    with pytest.raises(CheckpointError, match=r"num_players=2, base game \(no Industria\).*"
+                                              r"num_players=2, Industria modules \(farmers_markets"):
+        agent.act(Game(GameConfig(num_players=2, seed=0, industria=True)))
+
+
+def test_industria_model_refuses_base_and_other_module_sets_and_player_counts(tmp_path):
+    path, _, _ = tiny_model(tmp_path, game_options={"industria": True})
+    agent = PPOAgent(path)
+    with pytest.raises(CheckpointError, match=r"Industria modules \(farmers_markets.*trains\), but this game has "
+                                              r"num_players=2, base game"):
+        agent.act(Game(GameConfig(num_players=2, seed=0)))
+    with pytest.raises(CheckpointError, match=r"trains\), but this game has num_players=2, Industria modules "
+                                              r"\(farmers_markets, refill_board"):
+        agent.act(Game(GameConfig(num_players=2, seed=0, industria=True, awards=False)))
+    with pytest.raises(CheckpointError, match=r"num_players=2, Industria.*but this game has num_players=3, Industria"):
+        agent.act(Game(GameConfig(num_players=3, seed=0, industria=True)))
+    agent.act(Game(GameConfig(num_players=2, seed=0, industria=True)))      # its own configuration plays
+
+
+def test_az_agent_refuses_another_configuration_too(tmp_path):
+    from agents.az import AZAgent
+    path, _, _ = tiny_model(tmp_path)
+    with pytest.raises(CheckpointError, match=r"base game \(no Industria\).*Industria modules"):
+        AZAgent(path, sims=2).act(Game(GameConfig(num_players=2, seed=0, industria=True)))
+
+
+def test_model_for_another_action_table_is_refused_naming_both(tmp_path):
+    """The same number of actions in other sections (a reordered table) is still another table."""
+    from agents.ppo import action_table_fingerprint
+    from clans_env.engine.actions import SECTIONS
+    path, _, _ = tiny_model(tmp_path)
+    ckpt = torch.load(path, weights_only=True)
+    assert ckpt["action_table"] == action_table_fingerprint()
+    (a_name, a_start, a_size), (b_name, _, b_size) = SECTIONS[0], SECTIONS[1]
+    swapped = ((b_name, a_start, b_size), (a_name, a_start + b_size, a_size), *SECTIONS[2:])
+    ckpt["action_table"] = action_table_fingerprint(swapped)
+    torch.save(ckpt, tmp_path / "other_table.pt")
+    with pytest.raises(CheckpointError, match=rf"action table '{ckpt['action_table']}' \({NUM_ACTIONS} actions\), "
+                                              rf"but this engine's action table is '{action_table_fingerprint()}'"):
+        PPOAgent(tmp_path / "other_table.pt")
+
+
+def test_shipped_models_play_their_own_configuration():
+    """Every shipped PPO model loads, plays a move of a game of its configuration, and refuses the
+    2-player base game unless that is its configuration."""
+    from agents.ppo import trained_modules
+    for path in sorted((ROOT / "models").glob("ppo_*/model.pt")):
+        agent = PPOAgent(path)
+        modules = trained_modules(agent.checkpoint)
+        g = Game(GameConfig(num_players=agent.num_players, seed=1, **({"industria": True} if modules else {})))
+        assert g.config.industria_modules == modules
+        agent.act(g)
+        if agent.num_players != 2 or modules:
+            with pytest.raises(CheckpointError, match="but this game has num_players=2, base game"):
+                agent.act(Game(GameConfig(num_players=2, seed=1)))

@@ -40,7 +40,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, WEIGHT_FIELDS, CheckpointError, arch_difference,
+from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, WEIGHT_FIELDS, CheckpointError, action_table_fingerprint,
+                        arch_difference,
                         check_encoder, load_policy, observation_fingerprint, observation_layout, read_checkpoint,
                         stamp_weights)
 from clans_env.engine.actions import NUM_ACTIONS
@@ -140,7 +141,7 @@ def export_model(net: PolicyValueNet, config: PPOConfig, path, encoder, extra: d
     state = {k: v.detach().clone() for k, v in net.state_dict().items()}
     atomic_torch_save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "kind": "model",
                        "arch": net.arch, "model": state, "config": config.to_dict(), "encoder": encoder_info(encoder),
-                       **(extra or {})}, path)
+                       "action_table": action_table_fingerprint(), **(extra or {})}, path)
 
 
 def average_models(paths, out_path) -> dict:
@@ -430,6 +431,7 @@ class PPOTrainer(TrainingLoop):
         return {
             "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "kind": "checkpoint",
             "arch": self.net.arch, "config": self.config.to_dict(), "encoder": encoder_info(self.encoder),
+            "action_table": action_table_fingerprint(),
             "model": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
             "counters": {"update": self.update, "global_step": self.global_step, "decisions": self.decisions,
                          "games": self.games, "elapsed": self.elapsed, "cpu_s": self.cpu},
