@@ -163,3 +163,11 @@ def test_shipped_models_play_their_own_configuration():
         if agent.num_players != 2 or modules:
             with pytest.raises(CheckpointError, match="but this game has num_players=2, base game"):
                 agent.act(Game(GameConfig(num_players=2, seed=1)))
+
+
+def test_mcts_with_a_policy_of_another_configuration_refuses_too(tmp_path):
+    from agents import make
+    path, _, _ = tiny_model(tmp_path, game_options={"industria": True})
+    agent = make(f"mcts:sims=2,policy={path}", seed=0)
+    with pytest.raises(CheckpointError, match=r"Industria modules.*but this game has num_players=2, base game"):
+        agent.act(Game(GameConfig(num_players=2, seed=0)))
