@@ -21,7 +21,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from clans_env.engine.actions import NUM_ACTIONS
+from clans_env.engine.actions import NUM_ACTIONS, SECTIONS
+from clans_env.engine.config import INDUSTRIA_MODULES, GameConfig
 
 from .base import Agent
 
@@ -548,6 +549,27 @@ def check_weights(ckpt: dict, path) -> None:
                                   f"digest: the file is damaged (or was edited); restore it from a good copy")
 
 
+def action_table_fingerprint(sections=SECTIONS) -> str:
+    """Short hash of the flat action table (each section's name, first index and size): a policy
+    head's rows mean these actions, so a model is only valid under the table it was trained on,
+    also when another table happens to have the same number of actions."""
+    return hashlib.sha256(json.dumps([[n, int(a), int(b)] for n, a, b in sections]).encode()).hexdigest()[:16]
+
+
+def trained_modules(ckpt: dict) -> tuple[str, ...]:
+    """The Industria modules of the games a checkpoint was trained on (its config's game_options
+    read as ``GameConfig`` reads them: ``industria=True`` and single modules); () for the base game."""
+    opts = (ckpt.get("config") or {}).get("game_options") or {}
+    chosen = {k: v for k, v in opts.items() if k == "industria" or k in INDUSTRIA_MODULES}
+    return GameConfig(num_players=ckpt["arch"]["num_players"], **chosen).industria_modules
+
+
+def describe_configuration(num_players: int, modules) -> str:
+    """``num_players=3, Industria modules (awards, trains)`` or ``num_players=2, base game (no Industria)``."""
+    return f"num_players={num_players}, " + (f"Industria modules ({', '.join(modules)})" if modules
+                                              else "base game (no Industria)")
+
+
 def read_checkpoint(path, num_players: int | None = None, obs_size: int | None = None,
                     num_actions: int = NUM_ACTIONS) -> dict:
     """Load a PPO checkpoint or exported model (CPU) and check it fits the game.
@@ -574,6 +596,11 @@ def read_checkpoint(path, num_players: int | None = None, obs_size: int | None =
         if expected is not None and arch[name] != expected:
             raise CheckpointError(f"checkpoint {path!r} was trained with {name}={arch[name]}, but {name}={expected} "
                                   f"is needed here")
+    recorded = ckpt.get("action_table")         # absent in files written before it was recorded
+    if recorded is not None and recorded != action_table_fingerprint():
+        raise CheckpointError(f"checkpoint {path!r} was trained on action table {recorded!r} ({arch['num_actions']} "
+                              f"actions), but this engine's action table is {action_table_fingerprint()!r} "
+                              f"({NUM_ACTIONS} actions); retrain the policy")
     return ckpt
 
 
@@ -619,10 +646,12 @@ class PPOAgent(Agent):
             self._np_rng = np.random.default_rng(seed)
 
     def _encoder_for(self, game):
-        if game.num_players != self.num_players:
-            raise CheckpointError(f"checkpoint {self.path!r} was trained with num_players={self.num_players}, "
-                                  f"but this game has num_players={game.num_players}")
         modules = game.config.industria_modules
+        trained = trained_modules(self.checkpoint)
+        if game.num_players != self.num_players or modules != trained:
+            raise CheckpointError(f"checkpoint {self.path!r} was trained with "
+                                  f"{describe_configuration(self.num_players, trained)}, but this game has "
+                                  f"{describe_configuration(game.num_players, modules)}")
         if self._encoder is None or self._encoder.industria != modules:
             from clans_env.encoding import ObservationEncoder
             enc = ObservationEncoder(self.num_players, industria=modules)

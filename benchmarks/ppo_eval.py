@@ -37,9 +37,9 @@ def cmd_eval(args) -> int:
     torch.set_num_threads(1)
     net, ckpt = load_policy(args.model)
     n = net.num_players
-    enc = make_encoder(n)
     game_options = ckpt.get("config", {}).get("game_options", {})
-    report = {"model": str(args.model), "num_players": n, "trained_steps": ckpt.get("counters", {}).get("global_step"),
+    enc = make_encoder(n, game_options)             # the model's own game: Industria models see its modules
+    report = {"model": str(args.model), "num_players": n, "game_options": game_options, "trained_steps": ckpt.get("counters", {}).get("global_step"),
               "greedy": True, "seed": args.seed, "win_rate_note": "a shared first place counts as half a win",
               "results": {}}
     for opponent, games in (("random", args.random_games), ("heuristic", args.heuristic_games)):
@@ -59,7 +59,7 @@ def cmd_eval(args) -> int:
               f"({res['seconds']:.0f}s)")
     if args.check_games > 0:
         report["agent_consistency_games"] = check_agent_consistency(args.model, net, enc, n, args.check_games,
-                                                                    args.seed)
+                                                                    args.seed, game_options)
         print(f"PPOAgent consistency: {args.check_games} games replayed move by move, identical moves")
     if args.out:
         atomic_write_text(args.out, json.dumps(report, indent=2) + "\n")
@@ -67,7 +67,7 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def check_agent_consistency(model, net, enc, n, games: int, seed: int) -> int:
+def check_agent_consistency(model, net, enc, n, games: int, seed: int, game_options: dict | None = None) -> int:
     """PPOAgent (one decision at a time) and the batched greedy evaluation choose the same moves."""
     from agents import RandomAgent
     from agents.ppo import PPOAgent
@@ -76,7 +76,7 @@ def check_agent_consistency(model, net, enc, n, games: int, seed: int) -> int:
 
     agent = PPOAgent(model, greedy=True)
     for i in range(games):
-        g = Game(GameConfig(num_players=n, seed=seed + i))
+        g = Game(GameConfig(num_players=n, seed=seed + i, **(game_options or {})))
         opp = RandomAgent(seed=i)
         while not g.is_terminal():
             if g.current_player == i % n:

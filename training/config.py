@@ -150,6 +150,9 @@ class PPOConfig(ConfigFile):
     workers: int = 0
     #: also train on the opponent seats' decisions when the opponent is the current learner
     train_on_mirror: bool = True
+    #: start from a trained model file (another player count or Industria set allowed): its weights
+    #: are copied where they mean the same (``training.ppo.warm_start``); None = random initial weights
+    init_from: str | None = None
 
     # ---- opponents (self-play pool) -----------------------------------------------------------
     #: relative probabilities of each opponent kind, drawn per opponent seat per game
@@ -220,6 +223,8 @@ class PPOConfig(ConfigFile):
             non_negative=("entropy_coef", "value_coef"))
         if self.workers > self.num_envs:
             bad("workers", f"cannot exceed num_envs ({self.num_envs})")
+        if self.init_from is not None and (not isinstance(self.init_from, str) or not self.init_from):
+            bad("init_from", "must be a model file path or none")
 
     # -------------------------------------------------------------------------------------------
     def learning_rate_at(self, step: int) -> float:

@@ -38,6 +38,7 @@ import platform
 import re
 import time
 import tomllib
+import zlib
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -62,7 +63,8 @@ QUICK_NOTE = ("--quick: few games and only the cheap opponents, so the interval 
               "ladder's; use the full ladder for a figure to publish")
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-_FORMAT_RE = re.compile(r"^([1-9])p$")
+#: a format is named by its player count, optionally with a variant: "2p", "4p", "2p-industria"
+_FORMAT_RE = re.compile(r"^([1-9])p(-[a-z][a-z0-9_]*)?$")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -86,6 +88,14 @@ class Format:
     players: int
     games: int                     # per lineup (rounded up to a multiple of players by the tournament)
     quick_games: int
+    #: GameConfig fields of every game of the format (e.g. {"industria": True}); empty for the base game
+    options: dict = field(default_factory=dict)
+
+    @property
+    def seed_parts(self) -> tuple:
+        """What the format's deal seed derives from besides the ladder seed: the player count, and for a
+        variant also its name, so that "2p" keeps the deals it has always had and "2p-industria" gets its own."""
+        return (self.players,) if not self.options else (self.players, zlib.crc32(self.key.encode()))
 
 
 @dataclass(frozen=True)
@@ -169,7 +179,7 @@ _LADDER = {"name": "the ladder's name", "version": "an integer, raised on every 
            "anchors": "opponent name -> its rating by definition", "move_time_limit": "seconds per move",
            "calibration": "how the ratings were obtained (text)", "description": "text"}
 _FORMAT = {"players": "players per game (2-4)", "games": "games per lineup", "quick_games": "games per lineup "
-           "with --quick"}
+           "with --quick", "options": "GameConfig fields of every game (a variant format, e.g. { industria = true })"}
 _SOLO = {"games": "solo games", "quick_games": "solo games with --quick"}
 _OPPONENT = {"name": "a short name", "spec": "an agent spec", "formats": "format keys it plays in",
              "rating": "format key -> fixed rating", "quick": "true: also played by --quick", "note": "text"}
@@ -206,14 +216,28 @@ def load_ladder(name_or_path=DEFAULT_LADDER, check_specs: bool = True) -> Ladder
     for key, f in doc["formats"].items():
         m = _FORMAT_RE.match(key)
         if not m:
-            raise ValueError(f"{where}: format {key!r} must be named by its player count, e.g. '2p' or '4p'")
+            raise ValueError(f"{where}: format {key!r} must be named by its player count, e.g. '2p' or '4p', and a "
+                             f"variant by a suffix, e.g. '2p-industria'")
         w = f"{where} [formats.{key}]"
         _keys(w, f, _FORMAT, required=("players", "games", "quick_games"))
         players = _int(f"{w} players", f["players"], 2)
         if players != int(m.group(1)) or players > 4:
             raise ValueError(f"{w} players must be {m.group(1)} (the format's name) and at most 4 (got {players!r})")
+        options = f.get("options", {})
+        if bool(m.group(2)) != bool(options):
+            raise ValueError(f"{w}: a format named with a variant suffix needs options, and one with options needs "
+                             f"the suffix (got options {options!r})")
+        if options:
+            if not isinstance(options, dict) or {"num_players", "seed"} & set(options):
+                raise ValueError(f"{w} options must be a table of GameConfig fields other than num_players and seed "
+                                 f"(got {options!r})")
+            from clans_env.engine.config import GameConfig
+            try:
+                GameConfig.from_dict({**options, "num_players": players, "seed": 0})
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"{w} options {options!r} are not a valid game: {err}") from None
         formats[key] = Format(key, players, _int(f"{w} games", f["games"], 1),
-                              _int(f"{w} quick_games", f["quick_games"], 1))
+                              _int(f"{w} quick_games", f["quick_games"], 1), dict(options))
     solo = doc.get("solo", {"games": 0, "quick_games": 0})
     _keys(f"{where} [solo]", solo, _SOLO, required=("games", "quick_games"))
     solo_games = _int(f"{where} [solo] games", solo["games"], 0)
@@ -572,11 +596,14 @@ def run_ladder(candidate, ladder=DEFAULT_LADDER, quick: bool = False, formats=No
         say(f"ladder {lad.id}{' (quick)' if quick else ''}: {fmt}, {spec} against "
             f"{', '.join(o.name for o in opps)}: {n} games")
         t = run_tournament([candidate, *[o.resolved_spec for o in opps]], num_players=f.players,
-                           games_per_pairing=games, mode="gauntlet", seed=_derive(lad.seed, f.players), workers=workers,
+                           games_per_pairing=games, mode="gauntlet", seed=_derive(lad.seed, *f.seed_parts),
+                           config=f.options or None, workers=workers,
                            out_dir=sub, progress=progress, move_time_limit=lad.move_time_limit,
                            resume=resume and sub is not None and (sub / "results.json").is_file(),
                            max_games=cap)
         res.formats[fmt] = _format_block(t, fmt, f.players, opps, res.pairs)
+        if f.options:
+            res.formats[fmt]["options"] = dict(f.options)
         if cap is not None and cap < n:
             res.ladder.setdefault("partial", {})[fmt] = f"{len(t.games)} of {n} games"
             res.notes.append(f"partial: {fmt} stopped after {len(t.games)} of its {n} games (max_games); "

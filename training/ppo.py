@@ -40,7 +40,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, WEIGHT_FIELDS, CheckpointError, arch_difference,
+from agents.ppo import (CHECKPOINT_FORMAT, CHECKPOINT_VERSION, WEIGHT_FIELDS, CheckpointError, action_table_fingerprint,
+                        arch_difference,
                         check_encoder, load_policy, observation_fingerprint, observation_layout, read_checkpoint,
                         stamp_weights)
 from clans_env.engine.actions import NUM_ACTIONS
@@ -117,7 +118,7 @@ def export_model(net: PolicyValueNet, config: PPOConfig, path, encoder, extra: d
     state = {k: v.detach().clone() for k, v in net.state_dict().items()}
     atomic_torch_save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "kind": "model",
                        "arch": net.arch, "model": state, "config": config.to_dict(), "encoder": encoder_info(encoder),
-                       **(extra or {})}, path)
+                       "action_table": action_table_fingerprint(), **(extra or {})}, path)
 
 
 def average_models(paths, out_path) -> dict:
@@ -144,6 +145,61 @@ def average_models(paths, out_path) -> dict:
     out = {**loaded[-1][1], "model": model, "averaged_from": paths}
     atomic_torch_save(out, out_path)
     return out
+
+
+#: architecture fields a warm start must share with its source (the player count, observation size
+#: and Industria set may differ: that is what a warm start is for)
+WARM_START_SHARED = ("hidden_sizes", "activation", "mask_in_obs", "shared_torso", "num_actions")
+
+
+def warm_start(net: PolicyValueNet, encoder, path) -> dict:
+    """Copy the weights of the model file ``path`` into ``net`` wherever they mean the same thing, so
+    that a run for another player count or Industria set starts from a trained policy instead of from
+    nothing. First layer: the columns of each observation slice the two layouts share (same name,
+    length and bounds) and the legal-mask columns are copied, every other column is zero, so the new
+    network computes the old function on the shared features and learns the new ones from there
+    (zero weights still get gradients). Deeper layers and the policy head are copied; value head rows
+    are seats relative to the deciding one, so rows the source has are copied and each extra seat
+    starts as a copy of the source's last opponent row. Returns what was copied and what was not.
+    Raises ``CheckpointError`` when the hidden layers, activation, mask input, torso sharing or action
+    count differ, or the source records no observation layout."""
+    ckpt = read_checkpoint(path)
+    src_arch, arch = ckpt["arch"], net.arch
+    diff = [d for d in arch_difference(src_arch, arch) if d.split(":")[0] in WARM_START_SHARED]
+    if diff:
+        raise CheckpointError(f"cannot warm-start from {os.fspath(path)!r}: its network differs in {'; '.join(diff)}")
+    trained = (ckpt.get("encoder") or {}).get("layout")
+    if trained is None:
+        raise CheckpointError(f"cannot warm-start from {os.fspath(path)!r}: it records no observation layout")
+    old = {name: (int(start), int(length), low, high) for name, start, length, low, high in trained}
+    src_cols, dst_cols, copied, zeroed = [], [], [], []
+    for name, start, length, low, high in observation_layout(encoder):
+        o = old.get(name)
+        if o is not None and (o[1], o[2], o[3]) == (length, low, high):
+            src_cols.extend(range(o[0], o[0] + length))
+            dst_cols.extend(range(start, start + length))
+            copied.append(name)
+        else:
+            zeroed.append(name)
+    if arch["mask_in_obs"]:           # the mask follows the observation in the network's input
+        src_cols.extend(range(src_arch["obs_size"], src_arch["obs_size"] + arch["num_actions"]))
+        dst_cols.extend(range(arch["obs_size"], arch["obs_size"] + arch["num_actions"]))
+    src_state, state = ckpt["model"], net.state_dict()
+    new_state = {}
+    for key, tensor in state.items():
+        src = src_state[key]
+        if key.endswith(".0.weight"):                   # a torso's first layer: by input column
+            w = torch.zeros_like(tensor)
+            w[:, dst_cols] = src[:, src_cols]
+        elif key.startswith("value_head"):              # by seat relative to the deciding one
+            rows = [min(i, src.shape[0] - 1) for i in range(tensor.shape[0])]
+            w = src[rows].clone()
+        else:
+            w = src.clone()
+        new_state[key] = w.to(tensor.dtype)
+    net.load_state_dict(new_state)
+    return {"init_from": os.fspath(path), "source_weights_sha256": (ckpt.get("weights_sha256") or {}).get("model"),
+            "slices_copied": len(copied), "slices_zeroed": zeroed}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -187,6 +243,9 @@ class PPOTrainer(TrainingLoop):
             # initial weights from the run seed alone (the global generator is left untouched)
             torch.manual_seed(config.seed)
             self.net = build_network(config, self.encoder.size, NUM_ACTIONS)
+        #: what the warm start copied (config.init_from), recorded in the log's first line
+        self.warm_started = warm_start(self.net, self.encoder, config.init_from) \
+            if config.init_from is not None and _resume_ckpt is None else None
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
         self.update = 0              # updates completed
         self.global_step = 0         # learner decisions trained on
@@ -324,6 +383,7 @@ class PPOTrainer(TrainingLoop):
         return {
             "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "kind": "checkpoint",
             "arch": self.net.arch, "config": self.config.to_dict(), "encoder": encoder_info(self.encoder),
+            "action_table": action_table_fingerprint(),
             "model": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
             "counters": {"update": self.update, "global_step": self.global_step, "decisions": self.decisions,
                          "games": self.games, "elapsed": self.elapsed, "cpu_s": self.cpu},
@@ -619,6 +679,10 @@ def run(config: PPOConfig, out_dir, resume: bool = False, overrides: dict | None
         trainer = PPOTrainer.resume(out_dir, overrides, progress=progress, tensorboard=tensorboard, device=device)
     else:
         trainer = PPOTrainer(config, out_dir, progress=progress, tensorboard=tensorboard, device=device)
+        if trainer.warm_started:
+            w = trainer.warm_started
+            print(f"warm start from {w['init_from']}: {w['slices_copied']} observation slices copied, new (zero "
+                  f"weights): {', '.join(w['slices_zeroed']) or 'none'}", file=sys.stderr)
     if progress:
         name = torch.cuda.get_device_name(trainer.device) if trainer.device.type == "cuda" else "CPU"
         print(f"PPO update on {trainer.device} ({name}); self-play on the CPU", file=sys.stderr)
