@@ -40,6 +40,9 @@ def add_ladder_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--players", default=None, metavar="2,4",
                    help="play only these formats (player counts, comma-separated; default: all of the ladder's); "
                         "e.g. 2 for a 2-player-only policy")
+    p.add_argument("--formats", default=None, metavar="2p-industria,3p",
+                   help="play only these formats, by their keys as --list shows them (e.g. 2p-industria); "
+                        "with --players, the union of both")
     p.add_argument("--no-solo", action="store_true", help="skip the solo games")
     p.add_argument("--workers", type=int, default=2, help="parallel game processes (default 2)")
     p.add_argument("--out", default=None,
@@ -83,8 +86,9 @@ def run_ladder_cmd(args) -> int:
                   file=sys.stderr)
             return 2
         formats = None
-        if args.players:
-            formats = [f"{x.strip().rstrip('p')}p" for x in args.players.split(",") if x.strip()]
+        if args.players or args.formats:
+            formats = [f"{x.strip().rstrip('p')}p" for x in (args.players or "").split(",") if x.strip()]
+            formats += [x.strip() for x in (args.formats or "").split(",") if x.strip() and x.strip() not in formats]
         out = args.out or str(Path("runs") / "ladder" / (L.slug(args.spec) + ("-quick" if args.quick else "")))
         res = L.run_ladder(args.spec, lad, quick=args.quick, formats=formats, solo=not args.no_solo,
                            workers=args.workers, out_dir=out, progress=not args.no_progress, resume=args.resume)

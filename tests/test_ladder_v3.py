@@ -69,3 +69,13 @@ def test_bad_format_variants_are_named(tmp_path, edit, message):
     path.write_text(edited, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
         L.load_ladder(path)
+
+
+def test_cli_formats_selects_a_format_by_its_key(tmp_path, capsys):
+    """``clans ladder --formats 2p-industria``: a format by its key (``--players`` only takes player counts);
+    a key the ladder lacks is named with the ladder's formats."""
+    from clans_cli.main import main
+    assert main(["ladder", "random", "--ladder", "standard-v3", "--formats", "2p-nope", "--no-solo",
+                 "--out", str(tmp_path / "r"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "no format '2p-nope'" in err and "2p-industria" in err
