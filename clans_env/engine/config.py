@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from .board import SIDE_NAMES
+from .modules import MODULE_ORDER
 from .rng import SEEDS
 
 CLAN_SELECTIONS = ("none", "draft", "auction")
@@ -180,6 +181,13 @@ class GameConfig:
         else:
             d["automa"] = {str(seat): level for seat, level in self.automa.items()}   # JSON object keys
         return d
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The optional rule modules this game has (``engine/modules.py``), in hook order; empty for a
+        base game. The Train module's entry also carries the Milestone variants without trains."""
+        on = {"trains": bool(self.trains or self.milestones), "automa": bool(self.automa)}
+        return tuple(name for name in MODULE_ORDER if on.get(name, getattr(self, name)))
 
     @property
     def automa_seats(self) -> tuple[int, ...]:

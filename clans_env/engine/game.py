@@ -18,11 +18,14 @@ from . import data as D
 from .board import assemble
 from .clans import get_clan
 from .config import GameConfig
+from .modules import hooks_for
 from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
 from .rules import industria_ports, stacking  # noqa: F401 (register handlers: Industria Port tiles 10-18)
 from .rules import deliveries, milestones, trains  # noqa: F401 (register handlers: Industria Train module)
+# the optional modules register their hooks (engine/modules.py) and decision kinds as they load
+from .rules import alt_scoring, automa, awards, farmers_markets, refill_board, variable_prices  # noqa: F401
 from .rules.production import start_production
 from .rules.scoring import final_scores
 from .rules.setup import end_of_round, setup_game, start_action_phase
@@ -44,7 +47,7 @@ class Game:
     >>> [row["total"] for row in g.final_scores()]  # doctest: +SKIP
     """
 
-    __slots__ = ("config", "num_players", "rng", "board", "topo", "clans", "players", "stack", "_legal",
+    __slots__ = ("config", "num_players", "rng", "board", "topo", "clans", "players", "stack", "_legal", "hooks",
                  "_hist", "_hist_len") + _STATE_FIELDS
 
     def __init__(self, config: GameConfig | None = None, **kwargs):
@@ -53,6 +56,7 @@ class Game:
         elif kwargs:
             raise TypeError("pass either a GameConfig or keyword options, not both")
         self.config = config
+        self.hooks = hooks_for(config)
         self.num_players = config.num_players
         self.rng = Rng(config.seed)
         self.phase = SETUP
@@ -194,6 +198,7 @@ class Game:
         """An independent copy (static data such as the map is shared, never copied)."""
         g = Game.__new__(Game)
         g.config = self.config
+        g.hooks = self.hooks
         g.num_players = self.num_players
         g.rng = self.rng.copy()
         g.board = self.board
@@ -409,6 +414,7 @@ class Game:
         to check its invariants. The cached reach sets are kept, so the check compares them."""
         g = cls.__new__(cls)
         g.config = config
+        g.hooks = hooks_for(config)
         g.num_players = config.num_players
         g.rng = Rng(0)
         g.rng.state = doc["rng"]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from .. import data as D
 from ..actions import BUY, SELL
 from ..board import MODULE_NAMES, hex_distance
+from ..modules import Module, register
 from ..topology import bits, components
 from . import farmers_markets as FM
 from ..state import PLACE_EXPAND, PLACE_FIRST
@@ -866,3 +867,39 @@ def _train_errors(g, p: int) -> list[str]:
     if MS.CLAIMS in misc and any(MS.claimed_by(g, k, p) for k in range(MS.NUM_SPOTS)):
         out.append(f"Automa {p} claimed a Milestone")
     return out
+
+
+@register
+class Automa(Module):
+    """The Automa, the physical game's solo opponent, as a module (hook points: ``engine/modules.py``):
+    it plays its own seats (``GameConfig.automa``)."""
+    name = "automa"
+
+    def seats(self, config) -> tuple:
+        return config.automa_seats
+
+    def setup_seats(self, g) -> None:
+        setup_seats(g)
+
+    def setup_frames(self, g) -> list:
+        return starting_worker_frames(g)
+
+    def prepare_round(self, g) -> None:
+        preparation(g)
+
+    def take_turn(self, g, p: int) -> None:
+        take_turn(g, p)
+
+    def produce(self, g, p: int) -> None:
+        produce(g, p)                           # money instead of Goods (§4.1)
+
+    def first_worker_mask(self, g, p: int, unit: int, mask: int) -> int:
+        if g.misc.get(FM.MARKETS):              # away from Farmers markets
+            mask &= worker_market_mask(g)
+        return mask
+
+    def score_split(self, g, exports: list, settle: list, split: tuple) -> tuple:
+        return majorities(g, exports, settle) or split
+
+    def score_row(self, g, p: int, import_vp: int, export_vp: int, settle_vp: int) -> dict:
+        return score_row(g, p, import_vp, export_vp, settle_vp)

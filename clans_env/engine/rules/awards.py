@@ -10,6 +10,7 @@ below its first threshold -4 VP, from it 0 VP, from its second threshold +4 VP.
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import Module, register
 from .industria_scoring import own_units, settlement_sizes
 from .scoring import basic_in_stock, processed_in_stock, tier_split
 
@@ -63,3 +64,15 @@ def award_vp(g) -> list[int]:
         v = values[0]
         return [top if v >= high else middle if v >= low else below]
     return tier_split(values, D.AWARD_TIERS[n])
+
+
+@register
+class Awards(Module):
+    """The Award tile as a module (hook points: ``engine/modules.py``)."""
+    name = "awards"
+
+    def setup(self, g) -> None:
+        setup_award(g)
+
+    def award_vp(self, g) -> list:
+        return award_vp(g)

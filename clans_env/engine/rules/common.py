@@ -245,3 +245,14 @@ def pop_open_contract(g, p: int, box: int) -> int:
                 del below[i:i + 2]
                 break
     return cid
+
+
+def usable_port_slot(g, p: int, tile: int) -> int:
+    """Slot of Port ``tile`` if p may use it now (in play, unused, in reach), else -1."""
+    tiles = g.port_tiles
+    if tile not in tiles:
+        return -1
+    slot = tiles.index(tile)
+    if g.players[p].ports_used >> slot & 1 or not reach(g, p) >> g.topo.port_space[slot] & 1:
+        return -1
+    return slot

@@ -21,6 +21,7 @@ State: ``g.misc["markets"]`` is a flat list, five ints per market in play:
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import Module, register
 from ..actions import DONE, MAX_TRADE_QTY, SELL, SPACE, TRADE, decode_trade
 from ..state import K_MARKET_PLACE, K_MARKET_SELL
 from ..topology import bits
@@ -183,3 +184,24 @@ def describe_market_sell(g, frame) -> str:
     goods = "/".join(f"{D.GOODS[x]} (+£{D.MARKET_BONUS[x]})" for x in uncovered_goods(g, space))
     return (f"Farmers market on {g.board.label[space]}: sell up to {D.MARKET_MAX_SELL} {goods} at the market price "
             f"plus the bonus (trade:sell:<good>:<qty>), or done")
+
+
+@register
+class FarmersMarkets(Module):
+    """Farmers markets and the Passing bonus overlay as a module (hook points: ``engine/modules.py``)."""
+    name = "farmers_markets"
+
+    def setup(self, g) -> None:
+        deal_markets(g)
+
+    def setup_frames(self, g) -> list:
+        return placement_frames(g)
+
+    def passing_bonus(self, g, p: int, bonus: int) -> int:
+        return bonus - D.PASSING_OVERLAY            # R1.4, R8.1
+
+    def deployment_markets(self, g, p: int, space: int) -> tuple:
+        return triggered_markets(g, p, space)
+
+    def sellable_markets(self, g, p: int, markets: tuple) -> tuple:
+        return tuple(s for s in markets if sale_options(g, p, s))

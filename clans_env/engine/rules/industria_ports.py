@@ -27,21 +27,14 @@ from ..actions import CHOOSE, DONE, EXPAND, FULFIL, GOOD, SPACE
 from ..state import (K_BONUS_UPGRADE, K_HOOK, K_PORT_DEPLOY, K_PORT_DISCARD4, K_PORT_FIELD, K_PORT_FULFIL,
                      K_PORT_IGNORE, K_PORT_TECH)
 from ..topology import bits
+from ..modules import Module, register
 from .common import place_unit, pop_open_contract, reach, replace_unit, units_of
+from .common import usable_port_slot as usable_slot
+from .registry import PORT_TILES
+from .upgrades import merchant_upgrades
 from .registry import apply_for, describe_for, legal_for
 
 T = D.PORT_INDUSTRIA
-
-
-def usable_slot(g, p: int, tile: int) -> int:
-    """Slot of Port ``tile`` if p may use it now (in play, unused, in reach), else -1."""
-    tiles = g.port_tiles
-    if tile not in tiles:
-        return -1
-    slot = tiles.index(tile)
-    if g.players[p].ports_used >> slot & 1 or not reach(g, p) >> g.topo.port_space[slot] & 1:
-        return -1
-    return slot
 
 
 def applicable(g, p: int, tile: int) -> bool:
@@ -222,15 +215,6 @@ def describe_port_discard4(g, frame) -> str:
     return f"Port tile 14: discard a Processed good ({frame[2]} still to discard, then £{T['tile14_money']})"
 
 
-# ---- 15: Merchant upgrades (K_BONUS_UPGRADE frames marked "merchant"; upgrades.py) -----------------
-def merchant_upgrades(g, p: int) -> list[int]:
-    from ..actions import HIRE_MERCHANT, MARKET_AREA
-    pl = g.players[p]
-    out = [HIRE_MERCHANT] if pl.merchants_board > 0 else []
-    out += [MARKET_AREA + area for area, n in enumerate(pl.merchants_market) if n]
-    return out
-
-
 # ---- 17: deploy a factory paying only the land cost ------------------------------------------------
 def factory_targets(g, p: int, unit: int) -> int:
     """Where p may deploy ``unit`` with tile 17: Expand targets whose land cost p can pay."""
@@ -295,3 +279,20 @@ def apply_port_fulfil(g, frame, action: int) -> None:
 @describe_for(K_PORT_FULFIL)
 def describe_port_fulfil(g, frame) -> str:
     return f"Port tile 18 (paid £{T['tile18_cost']}): choose the contract to fulfil without Goods or Meat (fulfil:<box>)"
+
+
+for _tile in D.PORT_TILES_INDUSTRIA:
+    PORT_TILES[_tile] = (applicable, resolve)
+
+
+@register
+class IndustriaTiles(Module):
+    """Port tiles 10-18 and Scoring tiles 10-18 in the random pools (R1.2, R11, R12); their rules
+    register in ``registry.PORT_TILES`` (here) and ``registry.SCORING_TILES`` (industria_scoring.py)."""
+    name = "industria_tiles"
+
+    def port_tile_pool(self, g) -> tuple:
+        return tuple(D.PORT_TILES_INDUSTRIA)
+
+    def scoring_tile_pool(self, g) -> tuple:
+        return tuple(D.SCORING_TILES_INDUSTRIA)

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
+from .registry import SCORING_TILES
 from .scoring import goods_in_stock, settlements
 
 #: a producer and the factory it feeds (tile 13: Cow + Cheese dairy, Field + Bakery, Field + Distillery)
@@ -155,3 +156,7 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 18:
         return per * sum(1 for n in settlement_sizes(g, p) if n == D.TILE18_UNITS)
     raise ValueError(f"unknown scoring tile {tile}")
+
+
+for _tile in D.SCORING_TILES_INDUSTRIA:
+    SCORING_TILES[_tile] = scoring_tile_glory

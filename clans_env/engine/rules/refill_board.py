@@ -14,6 +14,7 @@ Bonus"; rules R1.1, R2.1, R9.1-R9.3 of docs/rules-index.md).
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import Module, register
 
 REFILL = "refill"
 
@@ -40,3 +41,19 @@ def take_leftmost(g, k: int) -> list[int]:
 def source_empty(g) -> bool:
     """Whether the Building bonus would draw nothing."""
     return not g.misc[REFILL]
+
+
+@register
+class RefillBoard(Module):
+    """The refill board as a module (hook points: ``engine/modules.py``)."""
+    name = "refill_board"
+
+    def setup(self, g) -> None:
+        top_up(g)                                   # R1.1
+
+    def contract_source(self, g):
+        return g.misc.get(REFILL)                   # None until setup filled it
+
+    def display_refilled(self, g) -> None:
+        if REFILL in g.misc:                        # R2.1 (not during setup: R1.1 fills it after the Export board)
+            top_up(g)

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from .. import data as D
 from .. import trainmap as TM
-from ..actions import CHOOSE, DONE, SPACE
+from ..actions import CHOOSE, DONE, PASS, SPACE
+from ..modules import Module, register
 from ..state import K_HOOK, K_STATION, K_TRAIN_MOVE, K_TRAIN_PLACE
 from ..topology import bits
 from . import deliveries as DL
@@ -602,3 +603,46 @@ def score_lines(g) -> list[dict]:
 
 #: markers on a Delivery track (4 Milestone markers and the station): Port tile 17 needs one left
 STATION_AFTER_TRACK = TM.STATION_AFTER
+
+
+@register
+class Trains(Module):
+    """The Train module (R1.8-R1.13, R13, R14.2-R14.4, R15.2-R15.7; deliveries.py, milestones.py), and the
+    Milestone variants without it (R16.2-R16.4), as a module (hook points: ``engine/modules.py``)."""
+    name = "trains"
+
+    def setup(self, g) -> None:
+        if g.config.trains:                     # the Train map's tiles (R1.9-R1.11)
+            setup(g)
+        else:                                   # the Milestone variants without the Train module (R16.2)
+            MS.setup_variant(g)
+
+    def late_setup_frames(self, g) -> list:
+        return placement_frames(g)
+
+    def prepare_round(self, g) -> None:
+        if g.config.trains:                     # R2.2-R2.5
+            preparation(g)
+        elif g.config.milestones == "variant_b":   # R16.4
+            MS.preparation_variant_b(g)
+
+    def main_options(self, g, frame, out: list) -> None:
+        if g.config.trains:
+            train_options(g, frame[1], out)
+        MS.claim_options(g, frame[1], out)
+        if len(frame) > 2:                      # a Delivery bonus's bonus action (Q29): not Pass
+            out.remove(PASS)
+
+    def apply_main(self, g, p: int, action: int) -> bool:
+        if action == MS.CLAIM_ACTION:
+            g.stack.pop()
+            MS.start_claim(g, p)
+        elif action == TRAIN_ACTION:
+            g.stack.pop()
+            start_train_action(g, p)
+        else:
+            return False
+        return True
+
+    def score_lines(self, g) -> list:
+        return score_lines(g)

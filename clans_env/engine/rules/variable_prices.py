@@ -12,6 +12,7 @@ Dice come from the game's own generator, so a seed replays them and ``determiniz
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import Module, register
 from .common import move_price
 from .solo import market_phase
 
@@ -31,3 +32,15 @@ def preparation(g) -> None:
     """R2.6: the Market Phase of rounds 2-5 (multi-player; the solo game runs its own)."""
     if g.num_players > 1 and g.round in D.VARIABLE_PRICE_MARKET_ROUNDS:
         market_phase(g)
+
+
+@register
+class VariablePrices(Module):
+    """Variable Starting Market Prices as a module (hook points: ``engine/modules.py``)."""
+    name = "variable_prices"
+
+    def setup(self, g) -> None:
+        roll_starting_prices(g)
+
+    def after_prepare_round(self, g) -> None:
+        preparation(g)
