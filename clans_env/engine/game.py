@@ -36,6 +36,11 @@ from .topology import topology
 
 from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_difference, parse  # noqa: F401
 from .saves import STATE_FIELDS as _STATE_FIELDS
+from .invariants import InvariantError, check_invariants
+from .rules.automa import shuffle_hidden
+from .rules.common import reach
+from .train_views import choose_context
+from .views import public_state, render_text
 
 
 class Game:
@@ -243,7 +248,6 @@ class Game:
         rng.shuffle(head)
         g.pile[:unknown] = head
         if self.config.automa:         # each Automa's draw pile is hidden too
-            from .rules.automa import shuffle_hidden
             shuffle_hidden(g, rng)
         if "tr_pile" in g.misc:            # Industria Train module / Variant B: the hidden Demand pile
             rng.shuffle(g.misc["tr_pile"])
@@ -313,7 +317,6 @@ class Game:
         if name == "take_contract" and self.display[off] >= 0:
             s += f" (contract {self.display[off]})"
         if name == "choose" and (self.config.trains or self.config.milestones) and self.stack:
-            from .train_views import choose_context
             ctx = choose_context(self, off)
             if ctx:
                 s += f" ({ctx})"
@@ -339,12 +342,10 @@ class Game:
     # views
     def public_state(self) -> dict:
         """Everything public about the position as JSON-serialisable data (docs/public-state.md)."""
-        from .views import public_state
         return public_state(self)
 
     def render_text(self) -> str:
         """A terminal view: tiles, Market, contracts, player boards, the map and the pending decision."""
-        from .views import render_text
         return render_text(self)
 
     def __str__(self) -> str:
@@ -473,7 +474,6 @@ def _check_restored(g: "Game") -> str | None:
     (``SaveError`` naming the broken rule). A state odd enough to crash the checker (a string where
     a contract id belongs, say) is left to the history comparison, which names the field; the
     crash is returned so that the load is refused even so."""
-    from .invariants import InvariantError, check_invariants
     try:
         check_invariants(g)
     except InvariantError as e:
@@ -487,7 +487,6 @@ def _match_history(g: "Game", doc: dict) -> None:
     """Step 4 of loading: ``g`` (replayed from the history) must equal the saved state. A saved
     reach cache is -1 (stale; what ``to_json`` writes) or, in saves of older versions, the fresh
     reach; ``g`` takes a verified one."""
-    from .rules.common import reach
     mine = json.loads(g.to_json())
     for d, m in zip(doc["players"], mine["players"]):
         m["reach"] = d["reach"]       # a cache: compared with the fresh reach below

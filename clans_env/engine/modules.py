@@ -155,6 +155,16 @@ def register(cls):
     return cls
 
 
+def define(name: str, doc: str, **hooks):
+    """Register a module whose hooks are its rule file's own functions, by hook point name (each called
+    with the hook's arguments, without ``self``): ``define("awards", "...", setup=setup_award, ...)``."""
+    unknown = sorted(set(hooks) - set(HOOK_POINTS) - {"seats"})
+    if unknown:
+        raise ValueError(f"{unknown} are no hook points; valid: {HOOK_POINTS}")
+    attrs = {"name": name, "__doc__": doc, **{point: staticmethod(fn) for point, fn in hooks.items()}}
+    return register(type("".join(w.title() for w in name.split("_")), (Module,), attrs))
+
+
 class Hooks:
     """Per hook point, the tuple of the active modules' bound methods that override it."""
     __slots__ = HOOK_POINTS + ("modules", "engine_seats", "industria")

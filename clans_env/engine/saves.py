@@ -26,6 +26,7 @@ from .actions import MAX_OPEN_CONTRACTS, NUM_ACTIONS, NUM_CHOICES, NUM_PORT_SLOT
 from .board import SIDE_NAMES
 from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
+from .clans import CLANS
 
 SAVE_FORMAT = "clans-of-caledonia-state"
 #: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
@@ -195,7 +196,6 @@ def check_fields(doc) -> GameConfig:
     for i, s in enumerate(sides):
         if type(s) is not str or s not in SIDE_NAMES or s[0] != "ABCD"[i]:
             raise _bad(f"map_sides[{i}]", f"the side of module {'ABCD'[i]} ({'ABCD'[i]}1 or {'ABCD'[i]}2)", s)
-    from .clans import CLANS
     for i, c in enumerate(_list(doc["clans"], "clans", n)):
         if c is not None and (type(c) is not str or c not in CLANS):
             raise _bad(f"clans[{i}]", f"null or one of {sorted(CLANS)}", c)
@@ -241,7 +241,6 @@ def check_fields(doc) -> GameConfig:
 
 def _check_player(d, path: str, S: int) -> None:
     _fields(d, path, PlayerState.__slots__)
-    from .clans import CLANS
     _int(d["money"], f"{path}.money", 0, BIG)
     _ints(d["goods"], f"{path}.goods", 0, BIG, D.NUM_GOODS)
     units = sum(D.UNITS_PER_PLAYER)

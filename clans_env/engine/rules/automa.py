@@ -35,6 +35,10 @@ from .fulfil import record_fulfilled
 from .market import neighbourhood_goods, neighbourhood_limit
 from .registry import hook
 from .solo import bracket
+from . import milestones as MS, train_core as TR
+from ..state import K_HOOK
+from .scoring import alternative_two_player_split, tier_split
+from .turn import do_pass
 
 with open(D.DATA_DIR / "automa.toml", "rb") as _fh:
     AUTOMA = tomllib.load(_fh)
@@ -182,7 +186,6 @@ def setup_seats(g) -> None:
 
 
 def starting_worker_frames(g) -> list:
-    from ..state import K_HOOK
     return [(K_HOOK, p, "automa_workers") for p in g.config.automa_seats]
 
 
@@ -261,26 +264,7 @@ def _keep(spaces: list, test) -> list:
 
 
 # ---- Industria Farmers markets at setup (§1.2 step 6) ---------------------------------------------
-def market_frames(g, frames: list) -> list:
-    """The placement frames with each Automa's own market placed by the engine (a hook)."""
-    from ..state import K_HOOK
-    return [(K_HOOK, f[1], "automa_market") if is_automa(g, f[1]) else f for f in frames]
-
-
-def market_module_mask(g) -> int:
-    """Spaces of the modules where the next Farmers market may go: 2 players in total, modules A and C
-    or B and D (the diagonal partner of the first market's module); otherwise a module without one."""
-    module = g.board.module
-    used = {module[s] for s in FM.market_spaces(g)}
-    if g.num_players == 2 and used:
-        first = next(iter(used))
-        allowed = {(first + 2) % 4} - used
-    else:
-        allowed = set(range(4)) - used
-    return sum(1 << s for s in range(g.board.num_spaces) if module[s] in allowed)
-
-
-@hook("automa_market")
+@hook(FM.ENGINE_MARKET)
 def place_own_market(g, p: int) -> None:
     """The Automa's dealt Farmers market goes on a random legal site of an allowed module (open point:
     the app leaves the spot to the person at the table)."""
@@ -372,7 +356,6 @@ def take_turn(g, p: int) -> None:
                 head += f", support card {support.id}"
             log(g, p, f"{head}: {done}")
             return
-    from .turn import do_pass
     before = g.players[p].money
     do_pass(g, p)
     log(g, p, f"{head}: nothing possible; passes (pass bonus £{g.players[p].money - before})")
@@ -788,7 +771,6 @@ def majorities(g, exports: list[int], settle: list[int]):
     for a player with none too (docs/rules-interpretations.md A12)."""
     if g.num_players != 2:
         return None
-    from .scoring import alternative_two_player_split
     return (alternative_two_player_split(exports, D.EXPORT_TIERS[2], *TWO_PLAYER_EXPORT, second_minimum=0),
             alternative_two_player_split(settle, D.SETTLEMENT_TIERS[2], *TWO_PLAYER_SETTLEMENT, second_minimum=0))
 
@@ -822,7 +804,6 @@ def award_vp(g, values: list[int]) -> list[int]:
         v = values[humans[0]]
         out[humans[0]] = top if v >= high else middle if v >= low else below
         return out
-    from .scoring import tier_split
     for q, vp in zip(humans, tier_split([values[q] for q in humans], D.AWARD_TIERS[len(humans)])):
         out[q] = vp
     return out
@@ -855,7 +836,6 @@ def invariant_errors(g) -> list[str]:
 
 def _train_errors(g, p: int) -> list[str]:
     """§6.3: an Automa never has a Train (or Mini-train), never delivers, never claims a Milestone."""
-    from . import milestones as MS, trains as TR
     misc = g.misc
     out = []
     for key in (TR.AT, TR.MINI):
@@ -902,4 +882,7 @@ class Automa(Module):
         return majorities(g, exports, settle) or split
 
     def score_row(self, g, p: int, import_vp: int, export_vp: int, settle_vp: int) -> dict:
-        return score_row(g, p, import_vp, export_vp, settle_vp)
+        row = score_row(g, p, import_vp, export_vp, settle_vp)
+        if g.config.trains or g.config.milestones:
+            row.update(train_score_lines(g, p))
+        return row

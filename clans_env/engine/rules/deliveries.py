@@ -20,6 +20,8 @@ MacEwen, Fraser, MacLeod) and count toward the turn's fulfilments.
 """
 from __future__ import annotations
 
+import itertools
+
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET_AREA, SPACE, TAKE_CONTRACT,
@@ -28,6 +30,17 @@ from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
 from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
+from . import train_core as TR
+from ..board import cube_to_offset, offset_to_cube
+from ..state import K_PORT_PRICE
+from .common import RESERVED
+from .contracts import building_bonus_available, obtain_cost, start_building_bonus
+from .expand import deployed
+from .fulfil import apply_fulfil, can_fulfil, ignore_port_usable
+from .industria_ports import usable_slot
+from .market import do_trade
+from .stacking import movable_units, start_moves
+from .upgrades import legal_bonus_upgrade
 
 #: Delivery bonus tiles whose every part is modelled (all 24)
 IMPLEMENTED = tuple(range(1, 25))
@@ -39,7 +52,6 @@ PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["brea
 def port16_slot(g, p: int) -> int:
     if not g.config.trains or 16 not in g.port_tiles:
         return -1
-    from .industria_ports import usable_slot
     return usable_slot(g, p, 16)
 
 
@@ -60,7 +72,6 @@ def demand_payments(g, p: int, tile: int) -> list[tuple[tuple[int, ...], bool]]:
         basics = [i for i in D.BASIC_GOODS for _ in range(need[i])]
         if basics:                              # 2 less Basic goods (fewer if the tile has fewer)
             k = min(TM.PORT16_LESS_BASIC, len(basics))
-            import itertools
             for combo in set(itertools.combinations(basics, k)):
                 v = list(need)
                 for i in combo:
@@ -74,7 +85,6 @@ def demand_payments(g, p: int, tile: int) -> list[tuple[tuple[int, ...], bool]]:
 
 def start_delivery(g, p: int, loc: int) -> None:
     """R13.9-R13.13 at ``loc`` (the Train has moved there)."""
-    from . import trains as TR
     _, tile = TR.demand_spot_tile(g, loc)
     opts = demand_payments(g, p, tile)
     if len(opts) == 1:
@@ -84,7 +94,6 @@ def start_delivery(g, p: int, loc: int) -> None:
 
 
 def pay_demand(g, p: int, loc: int, k: int) -> None:
-    from . import trains as TR
     spot, tile = TR.demand_spot_tile(g, loc)
     goods, port = demand_payments(g, p, tile)[k]
     pl = g.players[p]
@@ -209,7 +218,6 @@ def skip_spaces(g, p: int, where: str) -> int:
 
 def _within_distance(board, s: int, k: int) -> int:
     """The spaces within hex distance k of space s (the cells of the hexagon of radius k around it)."""
-    from ..board import cube_to_offset, offset_to_cube
     index = _INDEX_CACHE.get(board.sides)
     if index is None:
         index = _INDEX_CACHE[board.sides] = {rc: t for t, rc in enumerate(board.rowcol) if rc is not None}
@@ -239,7 +247,6 @@ def reserve_targets(g, p: int) -> int:
 
 def free_buy_boxes(g, p: int) -> list[int]:
     """Tile 22: contracts that up to 2 free Goods (of those the contract needs) make fulfillable."""
-    from .fulfil import can_fulfil, ignore_port_usable
     pl = g.players[p]
     n = TM.DELIVERY_PARTS[22][0]["amount"]
     clan = g.clans[p]
@@ -268,7 +275,6 @@ def part_possible(g, p: int, part: dict) -> bool:
     k = part["kind"]
     if k in ("money", "goods", "upgrade", "moves_none"):
         if k == "upgrade":
-            from .upgrades import legal_bonus_upgrade
             return bool(legal_bonus_upgrade(g, (K_BONUS_UPGRADE, p)))
         return True
     if k in ("adjacent_free_space", "free_space", "field_land_cost", "skip_expand"):
@@ -298,10 +304,8 @@ def part_possible(g, p: int, part: dict) -> bool:
     if k == "whisky_money":
         return pl.goods[D.GOOD_INDEX["whisky"]] >= part["whiskies"]
     if k == "moves":
-        from .stacking import movable_units
         return bool(movable_units(g, p))
     if k == "building_bonus":
-        from .contracts import building_bonus_available
         return building_bonus_available(g, p)
     if k == "sell_extra":
         return bool(sell_options(g, p, part))
@@ -309,7 +313,6 @@ def part_possible(g, p: int, part: dict) -> bool:
         return pl.merchants_stock >= part["merchants"] and \
             any(not pl.merchants_market[a ^ 1] for a in range(D.NUM_GOODS * 2))
     if k == "fulfil_imports":
-        from .fulfil import can_fulfil
         return any(can_fulfil(g, p, c) for c in pl.open_contracts)
     if k == "field_fulfil":
         return bool(units_of(g, p, D.FIELD)) and bool(pl.open_contracts)
@@ -362,10 +365,8 @@ def take_part(g, p: int, part: dict) -> None:
         pl.goods[D.GOOD_INDEX["whisky"]] -= part["whiskies"]
         pl.money += part["amount"]
     elif k == "moves":
-        from .stacking import start_moves
         start_moves(g, p, part["count"])
     elif k == "building_bonus":
-        from .contracts import start_building_bonus
         start_building_bonus(g, p)
     elif k == "sell_extra":
         g.stack.append((K_DSTEP, p, "sell", 0))
@@ -424,7 +425,6 @@ PRICE_PORT_TILE = 6
 
 def sell_port_slot(g, p: int) -> int:
     """Slot of Port tile 6 if p may use it now, before bonus 20's sale (in reach, unused), else -1."""
-    from .industria_ports import usable_slot
     return usable_slot(g, p, PRICE_PORT_TILE) if g.port_tiles else -1
 
 
@@ -464,7 +464,6 @@ def stack_boxes(g, p: int, placed: tuple) -> list[int]:
 
 def stack_slots(g, p: int, placed: tuple) -> list[int]:
     """Tile 16: the Export board's contracts p may take now (paying the normal cost, contracts.obtain_cost)."""
-    from .contracts import obtain_cost
     if not stack_boxes(g, p, placed) or g.players[p].money < obtain_cost(g, p):
         return []
     return [k for k, c in enumerate(g.display) if c >= 0]
@@ -473,7 +472,6 @@ def stack_slots(g, p: int, placed: tuple) -> list[int]:
 def stack_contract(g, p: int, slot: int, box: int) -> None:
     """Tile 16: take the contract in display ``slot`` at the normal cost onto ``box``: an empty box, or on
     top of the box's contract, which waits under it until the top one is fulfilled (common.pop_open_contract)."""
-    from .contracts import obtain_cost
     pl = g.players[p]
     cid = g.display[slot]
     g.display[slot] = -1
@@ -496,7 +494,6 @@ def legal_dstep(g, frame) -> list:
     p, step = frame[1], frame[2]
     pl = g.players[p]
     if step == "pay":
-        from . import trains as TR
         _, tile = TR.demand_spot_tile(g, frame[3])
         return [CHOOSE + k for k in range(len(demand_payments(g, p, tile)))]
     if step == "good":
@@ -538,7 +535,6 @@ def legal_dstep(g, frame) -> list:
     if step == "area":                        # never both areas of one Good (a Trade action, R13.27)
         return [MARKET_AREA + a for a in range(D.NUM_GOODS * 2) if not pl.merchants_market[a ^ 1]]
     if step == "fulfil":
-        from .fulfil import can_fulfil
         return [FULFIL + b for b, c in enumerate(pl.open_contracts) if can_fulfil(g, p, c)]
     if step == "reserve":
         return [SPACE + s for s in bits(reserve_targets(g, p))]
@@ -550,7 +546,6 @@ def legal_dstep(g, frame) -> list:
         out = []
         if len(bought) < TM.DELIVERY_PARTS[22][0]["amount"]:
             out = [GOOD + i for i, q in enumerate(need) if q > bought.count(i)]
-        from .fulfil import can_fulfil
         saved = pl.goods[:]
         for i in bought:
             pl.goods[i] += 1
@@ -594,7 +589,6 @@ def apply_dstep(g, frame, action: int) -> None:
         if frame[4] < 0:
             g.stack.append((K_DSTEP, p, "deploy", frame[3], action - EXPAND))
             return
-        from .expand import deployed
         unit, s = frame[4], action - SPACE
         _, pay_unit, pay_land, _ = _deploy_rule({"kind": frame[3]})
         cost = (g.clans[p].unit_cost(g, p, unit) if pay_unit else 0) + (g.topo.cost[s] if pay_land else 0)
@@ -665,12 +659,10 @@ def apply_dstep(g, frame, action: int) -> None:
                     g.stack.append(nxt)
     elif step == "sell":
         if USE_PORT <= action < MARKET_AREA:       # Port tile 6 first (R19.4), then the sale
-            from ..state import K_PORT_PRICE
             pl.ports_used |= 1 << (action - USE_PORT)
             g.stack.append(frame)
             g.stack.append((K_PORT_PRICE, p))
             return
-        from .market import do_trade
         good, d, qty = decode_trade(action)
         g.stack.append((K_HOOK, p, "sell_extra", good, units_for_sale(g, p, good)))
         do_trade(g, p, good, d, qty, limit=_SELL_PART["amount"])   # at most 4 units (Douglas: 2 per Merchant)
@@ -684,12 +676,10 @@ def apply_dstep(g, frame, action: int) -> None:
         pl.money += _AREA_PART["amount"]
         g.clans[p].on_trade(g, p, i, 0, d)
     elif step == "fulfil":
-        from .fulfil import apply_fulfil
         cid = pl.open_contracts[action - FULFIL]
         pl.money += _FULFIL_PART["per_import"] * sum(D.CONTRACT_BY_ID[cid].imports)
         apply_fulfil(g, p, action - FULFIL)
     elif step == "reserve":
-        from .common import RESERVED
         s = action - SPACE                    # the Merchant reserves it: blocked for the others (Q34)
         pl.money -= g.topo.cost[s]
         pl.merchants_stock -= 1
@@ -703,7 +693,6 @@ def apply_dstep(g, frame, action: int) -> None:
         elif action != DONE:
             g.stack.append((K_DSTEP, p, "free_buy", box, bought + (action - GOOD,)))
         else:                                      # the free "buy" (prices move, a Trade), then the Fulfil
-            from .fulfil import apply_fulfil
             for i in sorted(set(bought)):
                 q = bought.count(i)
                 g.clans[p].on_trade(g, p, i, q, 0)

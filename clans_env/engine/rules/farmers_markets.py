@@ -23,7 +23,7 @@ from __future__ import annotations
 from .. import data as D
 from ..modules import Module, register
 from ..actions import DONE, MAX_TRADE_QTY, SELL, SPACE, TRADE, decode_trade
-from ..state import K_MARKET_PLACE, K_MARKET_SELL
+from ..state import K_HOOK, K_MARKET_PLACE, K_MARKET_SELL
 from ..topology import bits
 from .market import do_trade
 from .registry import apply_for, describe_for, legal_for
@@ -31,6 +31,8 @@ from .registry import apply_for, describe_for, legal_for
 #: occupant value of a space holding a Farmers market (neutral blocks are -2)
 MARKET = -3
 MARKETS = "markets"
+#: the K_HOOK step that places the market of a seat the engine plays (rules/automa.py registers it)
+ENGINE_MARKET = "automa_market"
 DEAL = "market_deal"
 FIELDS = 5
 
@@ -47,11 +49,21 @@ def placement_frames(g) -> list:
     """R1.6 / R1.7: the placements, in reverse turn order, in the order they are decided."""
     if not g.config.farmers_markets:
         return []
-    frames = [(K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
-    if g.config.automa:                 # the Automa's own market is placed by the engine (rules/automa.py)
-        from .automa import market_frames
-        frames = market_frames(g, frames)
-    return frames
+    seats = g.hooks.engine_seats            # the Automa's own market is placed by the engine (rules/automa.py)
+    return [(K_HOOK, p, ENGINE_MARKET) if p in seats else (K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
+
+
+def market_module_mask(g) -> int:
+    """Spaces of the modules where the next Farmers market may go: 2 players in total, modules A and C
+    or B and D (the diagonal partner of the first market's module); otherwise a module without one."""
+    module = g.board.module
+    used = {module[s] for s in market_spaces(g)}
+    if g.num_players == 2 and used:
+        first = next(iter(used))
+        allowed = {(first + 2) % 4} - used
+    else:
+        allowed = set(range(4)) - used
+    return sum(1 << s for s in range(g.board.num_spaces) if module[s] in allowed)
 
 
 def market_spaces(g) -> list[int]:
@@ -69,7 +81,6 @@ def placement_targets(g) -> int:
         for t in adjacent[s]:
             mask &= ~(1 << t)
     if g.config.automa and mask:        # the Automa game's modules for markets (rules/automa.py)
-        from .automa import market_module_mask
         mask = (mask & market_module_mask(g)) or mask
     return mask
 

@@ -33,6 +33,10 @@ from .common import usable_port_slot as usable_slot
 from .registry import PORT_TILES
 from .upgrades import merchant_upgrades
 from .registry import apply_for, describe_for, legal_for
+from .expand import deployed
+from .fulfil import finish_fulfil
+from .stacking import movable_units, stack_animal_targets, start_moves, start_stack_animal
+from .train_core import DELIV, STATION_AFTER_TRACK, take_track_marker
 
 T = D.PORT_INDUSTRIA
 
@@ -42,7 +46,6 @@ def applicable(g, p: int, tile: int) -> bool:
     if tile == 10:
         return False                                   # only inside a Fulfil (fulfil.py)
     if tile == 11:
-        from .stacking import stack_animal_targets
         return any(stack_animal_targets(g, p, u) for u in D.ANIMALS)
     if tile == 12:
         return pl.units_left[D.FIELD] > 0 and any(units_of(g, p, f) for f in D.FACTORIES)
@@ -55,10 +58,8 @@ def applicable(g, p: int, tile: int) -> bool:
     if tile == 16 and g.config.trains:
         return False                                   # Train half: used inside a delivery (deliveries.py)
     if tile == 17 and g.config.trains:                 # Train half: the leftmost Delivery-track marker (R13.18)
-        from .trains import DELIV, STATION_AFTER_TRACK
         return g.misc[DELIV][p] < STATION_AFTER_TRACK
     if tile == 16:
-        from .stacking import movable_units
         return bool(movable_units(g, p))
     if tile == 17:
         return bool(factory_types(g, p))
@@ -70,7 +71,6 @@ def applicable(g, p: int, tile: int) -> bool:
 def resolve(g, p: int, tile: int) -> None:
     pl = g.players[p]
     if tile == 11:
-        from .stacking import start_stack_animal
         start_stack_animal(g, p)
     elif tile == 12:
         g.stack.append((K_PORT_FIELD, p))
@@ -82,10 +82,8 @@ def resolve(g, p: int, tile: int) -> None:
         for _ in range(T["tile15_upgrades"]):
             g.stack.append((K_BONUS_UPGRADE, p, "merchant"))
     elif tile == 17 and g.config.trains:
-        from .trains import take_track_marker
         take_track_marker(g, p)
     elif tile == 16:
-        from .stacking import start_moves
         start_moves(g, p, T["tile16_moves"])
     elif tile == 17:
         g.stack.append((K_PORT_DEPLOY, p, -1))
@@ -119,7 +117,6 @@ def legal_port_ignore(g, frame) -> list:
 
 @apply_for(K_PORT_IGNORE)
 def apply_port_ignore(g, frame, action: int) -> None:
-    from .fulfil import finish_fulfil
     _, p, box = frame
     g.stack.pop()
     if action == DONE:
@@ -243,7 +240,6 @@ def legal_port_deploy(g, frame) -> list:
 
 @apply_for(K_PORT_DEPLOY)
 def apply_port_deploy(g, frame, action: int) -> None:
-    from .expand import deployed
     _, p, unit = frame
     g.stack.pop()
     if unit < 0:

@@ -39,6 +39,14 @@ def tile_applicable(g, p: int, tile: int, copying: bool = False) -> bool:
     return True                            # 4, 5, 6, 8 always do something
 
 
+def port_tile_pool(g) -> list[int]:
+    """The configuration's Port tiles, in number order (Kickstarter's tile 9, a module's: Industria 10-18)."""
+    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if g.config.kickstarter else [])
+    for extra in g.hooks.port_tile_pool:
+        pool += extra(g)
+    return pool
+
+
 def port_options(g, p: int, out: list) -> None:
     tiles = g.port_tiles
     if not tiles:

@@ -30,19 +30,6 @@ def top_up(g) -> None:
         g.pile_known = len(g.pile)
 
 
-def take_leftmost(g, k: int) -> list[int]:
-    """Remove and return the leftmost ``k`` contracts of the refill board (the rest slides left)."""
-    board = g.misc[REFILL]
-    taken = board[:k]
-    g.misc[REFILL] = board[k:]
-    return taken
-
-
-def source_empty(g) -> bool:
-    """Whether the Building bonus would draw nothing."""
-    return not g.misc[REFILL]
-
-
 @register
 class RefillBoard(Module):
     """The refill board as a module (hook points: ``engine/modules.py``)."""

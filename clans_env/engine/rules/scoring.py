@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import data as D
 from ..topology import bits, components
+from .common import STACKED, STATION
 from .registry import SCORING_TILES
 
 
@@ -46,7 +47,7 @@ def _tile4(g, p: int) -> int:
 def _tile5(g, p: int) -> int:
     border = g.topo.border
     units = (g.players[p].spaces & border).bit_count()
-    stacked = g.misc.get("stacked")
+    stacked = g.misc.get(STACKED)
     if stacked:                 # Industria: each unit counts, two on a space too (R4.5, Q3)
         units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
     return 3 * (units // 2)
@@ -110,7 +111,7 @@ def round_scoring(g) -> None:
 def settlements(g, p: int) -> list[int]:
     """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
     own = g.players[p].spaces
-    st = g.misc.get("tr_station")
+    st = g.misc.get(STATION)
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
         own |= 1 << st[p]
     return components(own, g.topo.neighbours)

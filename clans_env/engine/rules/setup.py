@@ -8,6 +8,7 @@ from ..state import ACTION, GAME_OVER, PlayerState
 from ..topology import bits, topology
 from . import clan_setup
 from .contracts import contract_source
+from .ports import port_tile_pool
 from .scoring import round_scoring
 
 
@@ -21,9 +22,7 @@ def setup_game(g) -> None:
     g.topo = topology(g.board, n)
     # Port bonus tiles: four at random, one per corner, on the position for the player count
     hooks = g.hooks
-    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if cfg.kickstarter else [])
-    for extra in hooks.port_tile_pool:
-        pool += extra(g)
+    pool = port_tile_pool(g)
     rng.shuffle(pool)
     g.port_tiles = tuple(pool[:4]) if cfg.port_tiles else ()
     # Market board

@@ -12,7 +12,7 @@ Dice come from the game's own generator, so a seed replays them and ``determiniz
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Module, register
+from ..modules import define
 from .common import move_price
 from .solo import market_phase
 
@@ -34,13 +34,5 @@ def preparation(g) -> None:
         market_phase(g)
 
 
-@register
-class VariablePrices(Module):
-    """Variable Starting Market Prices as a module (hook points: ``engine/modules.py``)."""
-    name = "variable_prices"
-
-    def setup(self, g) -> None:
-        roll_starting_prices(g)
-
-    def after_prepare_round(self, g) -> None:
-        preparation(g)
+define("variable_prices", "Variable Starting Market Prices (R16.1, R2.6) as a module (hook points: "
+       "``engine/modules.py``).", setup=roll_starting_prices, after_prepare_round=preparation)
