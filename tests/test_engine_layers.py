@@ -26,8 +26,8 @@ BASE_RULES = {"rules.contracts", "rules.expand", "rules.fulfil", "rules.market",
 #: the clans of the base game and the Kickstarter (the Industria clans may use Industria rules: Fraser's tile 12)
 BASE_CLANS = {"clans", "clans.base", "clans.buchanan", "clans.campbell", "clans.cunningham", "clans.fergusson",
               "clans.macdonald", "clans.mackenzie", "clans.robertson", "clans.stewart", "clans.macewen"}
-MODULE_FILES = {"rules.automa", "rules.awards", "rules.farmers_markets", "rules.refill_board", "rules.variable_prices",
-                "rules.industria_ports", "rules.industria_scoring", "rules.stacking", "rules.trains", "rules.train_core",
+MODULE_FILES = {"rules.automa", "rules.awards", "rules.farmers_markets", "rules.refill_board",
+                "rules.variable_prices", "rules.industria_ports", "rules.industria_scoring", "rules.stacking", "rules.trains", "rules.train_core",
                 "rules.deliveries", "rules.milestones", "rules.alt_scoring"}
 #: function-level imports allowed: optional dependencies only (none in the engine today)
 OPTIONAL_IMPORTS: set[str] = set()

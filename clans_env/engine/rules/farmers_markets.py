@@ -80,7 +80,7 @@ def placement_targets(g) -> int:
         mask &= ~(1 << s)
         for t in adjacent[s]:
             mask &= ~(1 << t)
-    if g.config.automa and mask:        # the Automa game's modules for markets (rules/automa.py)
+    if g.hooks.engine_seats and mask:   # the Automa game's modules for markets (rules/automa.py)
         mask = (mask & market_module_mask(g)) or mask
     return mask
 

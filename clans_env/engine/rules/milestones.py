@@ -59,14 +59,14 @@ def setup_variant(g) -> None:
     pile = list(TM.DEMAND_TILES)                    # R16.4
     g.rng.shuffle(pile)
     g.misc[TR.DEMAND] = [pile.pop(0) for _ in range(NUM_SPOTS)]
-    g.misc[TR.REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
+    g.misc[TR.DEMAND_REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
     g.misc[TR.PILE] = pile
 
 
 def preparation_variant_b(g) -> None:
     """R16.4: every Preparation but the first, all Demand tiles beside the Milestones are replaced from the
     refill track, which is replenished as normal."""
-    demand, refill, pile = g.misc[TR.DEMAND], g.misc[TR.REFILL], g.misc[TR.PILE]
+    demand, refill, pile = g.misc[TR.DEMAND], g.misc[TR.DEMAND_REFILL], g.misc[TR.PILE]
     for s in range(NUM_SPOTS):
         demand[s] = refill.pop(0) if refill else 0
     while len(refill) < TM.REFILL_SLOTS[4] and pile:

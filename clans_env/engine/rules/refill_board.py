@@ -16,16 +16,18 @@ from __future__ import annotations
 from .. import data as D
 from ..modules import Module, register
 
-REFILL = "refill"
+#: g.misc key: the refill board's face-up contracts, leftmost first (not the Train map's Demand refill area,
+#: train_core.DEMAND_REFILL)
+CONTRACT_REFILL = "refill"
 
 
 def top_up(g) -> None:
     """Fill the refill board's empty slots (on the right) from the top of the draw pile."""
-    board = list(g.misc.get(REFILL, []))
+    board = list(g.misc.get(CONTRACT_REFILL, []))
     need = D.REFILL_SLOTS - len(board)
     board += g.pile[:need]
     del g.pile[:need]
-    g.misc[REFILL] = board
+    g.misc[CONTRACT_REFILL] = board
     if g.pile_known > len(g.pile):
         g.pile_known = len(g.pile)
 
@@ -39,8 +41,8 @@ class RefillBoard(Module):
         top_up(g)                                   # R1.1
 
     def contract_source(self, g):
-        return g.misc.get(REFILL)                   # None until setup filled it
+        return g.misc.get(CONTRACT_REFILL)          # None until setup filled it
 
     def display_refilled(self, g) -> None:
-        if REFILL in g.misc:                        # R2.1 (not during setup: R1.1 fills it after the Export board)
+        if CONTRACT_REFILL in g.misc:               # R2.1 (not in setup: R1.1 fills it after the Export board)
             top_up(g)

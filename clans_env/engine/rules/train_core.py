@@ -11,7 +11,10 @@ from .common import STATION, shipping_reach, stacked_unit
 
 AT, MINI, TILT, DELIV = "tr_at", "tr_mini", "tr_tilt", "tr_deliv"
 MARKERS, DEMAND = "tr_markers", "tr_demand"       # the Milestone markers in stock; the Demand tiles (milestones.py too)
-BONUS, USED, REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
+BONUS, USED, DEMAND_REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
+#: the Demand tiles' refill area (R1.10, R2.4; not the Export contract refill board, refill_board.CONTRACT_REFILL);
+#: its older name, still read by train_views.py
+REFILL = DEMAND_REFILL
 #: the main decision's index for the Train action (R13.1)
 #: offset of a Mini-train location in train_place / train_move answers (2-player side, <= 16 locations)
 MINI_OFFSET = 16
@@ -29,18 +32,15 @@ def train_players(g) -> int:
     """How many seats play the Train module: every seat but the Automas (Automa §6.3: with 1 player the
     solo rules R17.2-R17.4, with 2 or 3 players a normal 2- or 3-player Train game among them). State stays
     indexed by seat; an Automa seat never has a Train (docs/rules-interpretations.md A14)."""
-    a = g.config.automa
-    return g.num_players - len(a) if a else g.num_players
+    return g.num_players - len(g.hooks.engine_seats)
 
 
 def side(g) -> TM.TrainSide:
-    a = g.config.automa               # train_players(g), inline: a hot path
-    return _SIDES[g.num_players - len(a) if a else g.num_players]
+    return _SIDES[g.num_players - len(g.hooks.engine_seats)]      # train_players(g), inline: a hot path
 
 
 def has_minis(g) -> bool:
-    a = g.config.automa
-    return (g.num_players - len(a) if a else g.num_players) == 2
+    return g.num_players - len(g.hooks.engine_seats) == 2
 
 
 def solo(g) -> bool:

@@ -31,9 +31,10 @@ from . import deliveries as DL
 from . import milestones as MS
 from .common import STATION, shipping_reach  # noqa: F401 (re-exported)
 from .registry import apply_for, describe_for, hook, legal_for
-from .train_core import (  # noqa: F401 (re-exported: trains.X is the Train module's one name for each)
-    AT, MINI, TILT, DELIV, MARKERS, DEMAND, BONUS, USED, REFILL, PILE, SOLO_DONE, MINI_OFFSET, TRAIN, MINITRAIN,
-    on, train_players, side, has_minis, solo, demand_spot_tile, take_track_marker, station_targets, offer_station_first, STATION_AFTER_TRACK)
+from .train_core import (  # noqa: F401 (re-exported: trains.X names each part of the Train module)
+    AT, BONUS, DELIV, DEMAND, DEMAND_REFILL, MARKERS, MINI, MINI_OFFSET, MINITRAIN, PILE, REFILL, SOLO_DONE,
+    STATION_AFTER_TRACK, TILT, TRAIN, USED, demand_spot_tile, has_minis, offer_station_first, on, side, solo,
+    station_targets, take_track_marker, train_players)
 from .deliveries import IMPLEMENTED, demand_payments
 from .milestones import milestone_vp, setup_milestones
 
@@ -53,7 +54,7 @@ def setup(g) -> None:
     rng.shuffle(pile)
     g.misc[DEMAND] = [pile.pop(0) for _ in range(sd.num_demand_spots)]
     g.misc[USED] = [0] * sd.num_demand_spots
-    g.misc[REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
+    g.misc[DEMAND_REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
     g.misc[PILE] = pile
     g.misc[AT] = [-1] * n
     if has_minis(g):
@@ -72,8 +73,8 @@ def placement_frames(g) -> list:
     An Automa places no Train (Automa §6.3): the players' turn order without it."""
     if not on(g):
         return []
-    automa = g.config.automa
-    order = [p for p in g.turn_order if p not in automa] if automa else g.turn_order
+    seats = g.hooks.engine_seats
+    order = [p for p in g.turn_order if p not in seats] if seats else g.turn_order
     if has_minis(g):
         first, second = order
         return [(K_TRAIN_PLACE, second, -1), (K_TRAIN_PLACE, first, -1),
@@ -127,7 +128,7 @@ def preparation(g) -> None:
     """R2.2 discard the used Demand tiles; R2.3 refill Cities first, then Towns, from the leftmost tile of the
     refill area, lowest-numbered spot upward; R2.4 slide and top up the refill area; R2.5 Trains upright."""
     sd = side(g)
-    demand, used, refill, pile = g.misc[DEMAND], g.misc[USED], g.misc[REFILL], g.misc[PILE]
+    demand, used, refill, pile = g.misc[DEMAND], g.misc[USED], g.misc[DEMAND_REFILL], g.misc[PILE]
     for s in range(sd.num_demand_spots):
         if used[s]:
             demand[s] = 0
