@@ -599,7 +599,7 @@ def test_saves_bump_the_version_and_old_base_saves_still_load():
     g = Game(GameConfig(num_players=2, seed=8))
     random_playout(g, random.Random(2))
     doc = json.loads(g.to_json())
-    assert doc["version"] == SAVE_VERSION == 3         # 3 since the Train module (issue 14)
+    assert doc["version"] == SAVE_VERSION == 4         # 4 since the modules' state records (the Automa's)
     doc["version"] = 1
     assert Game.from_json(json.dumps(doc)).to_json() == g.to_json()
     doc["config"]["awards"] = True

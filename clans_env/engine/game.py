@@ -18,7 +18,7 @@ from . import data as D
 from .board import assemble
 from .clans import get_clan
 from .config import GameConfig
-from .modules import hooks_for
+from .modules import MODULES, hooks_for
 from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
@@ -67,6 +67,7 @@ class Game:
         self.phase = SETUP
         self.covered = ()
         self.misc = {}
+        self.modstate = {}
         self._hist = None
         self._hist_len = 0
         setup_game(self)
@@ -234,6 +235,7 @@ class Game:
         g.tile_pool = self.tile_pool[:]
         g.covered = self.covered
         g.misc = {k: (v[:] if isinstance(v, list) else v) for k, v in self.misc.items()} if self.misc else {}
+        g.modstate = {k: v.copy() for k, v in self.modstate.items()} if self.modstate else {}
         return g
 
     def determinize(self, seed: int) -> "Game":
@@ -360,6 +362,7 @@ class Game:
     def to_json(self) -> str:
         """The complete state as versioned JSON (``from_json`` reads it back; see there)."""
         state = {k: getattr(self, k) for k in _STATE_FIELDS}
+        state["modstate"] = {k: v.to_dict() for k, v in self.modstate.items()}
         doc = {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
@@ -435,6 +438,10 @@ class Game:
         g.scoring_tiles = tuple(g.scoring_tiles)
         g.port_tiles = tuple(g.port_tiles)
         g.covered = tuple(g.covered)
+        try:
+            g.modstate = {k: MODULES[k].record.from_dict(v) for k, v in g.modstate.items()}
+        except (KeyError, IndexError, TypeError, ValueError) as e:
+            raise SaveError(f"saved game field state.modstate is not a module state: {type(e).__name__} {e}") from None
         g._hist = None
         g._hist_len = 0
         for a in doc["history"]:

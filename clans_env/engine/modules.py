@@ -51,6 +51,9 @@ score_lines             rules/scoring.py ``final_scores``: extra score lines per
 score_row               rules/scoring.py ``final_scores``: the whole row of a seat the module plays
 ======================  ================================================================================
 
+A module's per-game state is one slotted record in ``Game.modstate`` under its name (``Module.record``;
+the Automa's ``AutomaState``); the modules whose state is not yet a record keep documented ``g.misc`` keys.
+
 Besides the hooks, ``Hooks.industria`` is True when any Industria module (or the Industria clans) is
 on: the errata that apply with Industria (Port tile 7's exchange is a deployment, A441/A620) read it.
 
@@ -74,6 +77,10 @@ class Module:
     """A module's hook methods; a subclass overrides the ones it needs (the others are never called)."""
     #: the name ``GameConfig.modules`` gives it
     name = ""
+    #: the class of its per-game state: one slotted record in ``Game.modstate[name]`` (cloned with
+    #: ``copy``, saved with ``to_dict`` / ``from_dict``; ``from_misc`` pops a version-3 save's ``misc``
+    #: keys into ``to_dict``'s layout), or None for a module whose state still lives in ``Game.misc``
+    record = None
     def seats(self, config) -> tuple:
         return ()
 
