@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from types import MappingProxyType
 
 from . import actions as A
 from . import data as D
@@ -41,6 +42,9 @@ from .rules.automa import shuffle_hidden
 from .rules.common import reach
 from .train_views import choose_context
 from .views import public_state, render_text
+
+
+_NO_RECORDS = MappingProxyType({})
 
 
 class Game:
@@ -235,7 +239,8 @@ class Game:
         g.tile_pool = self.tile_pool[:]
         g.covered = self.covered
         g.misc = {k: (v[:] if isinstance(v, list) else v) for k, v in self.misc.items()} if self.misc else {}
-        g.modstate = {k: v.copy() for k, v in self.modstate.items()} if self.modstate else {}
+        # a game without module records shares one read-only empty mapping (records are made in setup)
+        g.modstate = {k: v.copy() for k, v in self.modstate.items()} if self.modstate else _NO_RECORDS
         return g
 
     def determinize(self, seed: int) -> "Game":
