@@ -155,20 +155,20 @@ def test_deck_sizes_by_round_and_removed_cards():
 def test_put_away_removable_action_card_but_discards_support():
     g = position()
     st = AU.state(g, P)
-    st[AU.ACTION], st[AU.SUPPORT] = 11, 12            # two Skip cards: action removed, support discarded
+    st.action, st.support = 11, 12            # two Skip cards: action removed, support discarded
     AU.put_away(g, P)
     assert AU.pile(g, P, "removed") == [11] and 12 in AU.pile(g, P, "discard")
-    st[AU.ACTION] = 18                                 # card 18 is a Skip card that stays
+    st.action = 18                                 # card 18 is a Skip card that stays
     AU.put_away(g, P)
     assert 18 in AU.pile(g, P, "discard") and AU.pile(g, P, "removed") == [11]
 
 
 def test_draw_reshuffles_discard_but_not_current_cards():
     g = position()
-    g.misc[f"automa{P}_pile"] = []
-    g.misc[f"automa{P}_discard"] = [1, 2, 3]
+    AU.state(g, P).pile = []
+    AU.state(g, P).discard = [1, 2, 3]
     st = AU.state(g, P)
-    st[AU.ACTION] = 4
+    st.action = 4
     c = AU.draw(g, P)
     assert c in (1, 2, 3) and sorted(AU.pile(g, P, "pile") + [c]) == [1, 2, 3] and AU.pile(g, P, "discard") == []
 
@@ -176,7 +176,7 @@ def test_draw_reshuffles_discard_but_not_current_cards():
 # ---- a turn (§2.4) -----------------------------------------------------------------------------------
 def test_skip_card_is_no_pass_and_leaves_the_game():
     g = position()
-    g.misc[f"automa{P}_pile"] = [13, 1, 2]
+    AU.state(g, P).pile = [13, 1, 2]
     AU.take_turn(g, P)
     assert not g.players[P].passed and "skips" in AU.log_lines(g)[-1]
     AU.take_turn(g, P)
@@ -187,14 +187,14 @@ def test_first_possible_action_is_the_only_one():
     g = position()
     pl = g.players[P]
     pl.merchants_stock = 0                             # card 3: Trade > Fulfil > Take > Expand
-    g.misc[f"automa{P}_pile"] = [3, 5, 6]
+    AU.state(g, P).pile = [3, 5, 6]
     money, shown = pl.money, [c for c in g.display if c >= 0]
     AU.take_turn(g, P)
     assert len(pl.open_contracts) == 1 and pl.open_contracts[0] in shown     # Take contract
     assert pl.money == money - D.ROUND_COST[0]
-    assert pl.spaces == 0 and AU.state(g, P)[AU.SUPPORT] == 0    # Expand not reached: no support card
+    assert pl.spaces == 0 and AU.state(g, P).support == 0    # Expand not reached: no support card
     pl.merchants_stock = 2
-    g.misc[f"automa{P}_pile"] = [3, 5, 6]
+    AU.state(g, P).pile = [3, 5, 6]
     AU.take_turn(g, P)                                 # now Trade is possible and comes first
     assert sum(pl.merchants_market) > 0 and len(pl.open_contracts) == 1
 
@@ -204,12 +204,12 @@ def test_support_card_drawn_when_expand_reached_even_if_impossible():
     pl = g.players[P]
     pl.merchants_stock = 1                             # card 14: Expand > Fulfil > Take > Upgrade > Trade
     g.display = [-1] * len(g.display)
-    g.misc[f"automa{P}_pile"] = [14, 7, 1, 2]
-    pointer = AU.state(g, P)[AU.POINTER]
+    AU.state(g, P).pile = [14, 7, 1, 2]
+    pointer = AU.state(g, P).pointer
     AU.take_turn(g, P)
     st = AU.state(g, P)
-    assert st[AU.ACTION] == 14 and st[AU.SUPPORT] == 7 and sum(pl.merchants_market) == 1   # Trade
-    assert st[AU.POINTER] == pointer                   # Expand was not carried out: pointer unchanged
+    assert st.action == 14 and st.support == 7 and sum(pl.merchants_market) == 1   # Trade
+    assert st.pointer == pointer                   # Expand was not carried out: pointer unchanged
     assert AU.pile(g, P, "pile") == [1, 2]             # one support card only
 
 
@@ -219,7 +219,7 @@ def test_nothing_possible_passes_with_pass_bonus(farmers, bonuses):
     pl = g.players[P]
     pl.merchants_stock = 0
     g.display = [-1] * len(g.display)
-    g.misc[f"automa{P}_pile"] = [3, 4]
+    AU.state(g, P).pile = [3, 4]
     g.players[0].passed = True
     g.pass_order = [0]
     AU.take_turn(g, P)
@@ -347,10 +347,10 @@ def test_expand_pays_unit_and_space_and_moves_pointer():
     a = module_spaces(g, 0)[0]
     put(g, P, "sheep", a)
     st = AU.state(g, P)
-    st[AU.POINTER] = 0
+    st.pointer = 0
     money = g.players[P].money
     text = AU.do_expand(g, P, card(1))                  # steps 1: preferred = cow
-    assert st[AU.POINTER] == 1 and text.startswith("Expand in A by Port > Costs")
+    assert st.pointer == 1 and text.startswith("Expand in A by Port > Costs")
     new = [s for s in range(120) if g.occupant[s] == P and s != a][0]
     unit = g.unit_at[new]
     ports = bin(g.players[P].ports_used).count("1") * AU.PORT_MONEY
@@ -799,14 +799,14 @@ def test_each_card_tries_its_actions_in_order_and_stops_at_the_first_possible(ci
                 return f"did {name}" if len(tried) - 1 == first_possible else None
             return act
         monkeypatch.setattr(AU, "ACTIONS", {name: fake(name) for name in AU.ACTIONS})
-        g.misc[f"automa{P}_pile"] = [cid] + [k for k in (21, 22) if k != cid]
+        AU.state(g, P).pile = [cid] + [k for k in (21, 22) if k != cid]
         AU.take_turn(g, P)
         if c.actions == ("skip",):
             assert tried == [] and not g.players[P].passed
             break
         expect = c.actions[:first_possible + 1]
         assert [name for name, _ in tried] == list(expect)
-        support = AU.state(g, P)[AU.SUPPORT]
+        support = AU.state(g, P).support
         reached = any(a in ("expand", "upgrade") for a in expect)
         assert bool(support) == reached                     # a support card once Expand / Upgrade is reached
         for name, sup in tried:

@@ -125,7 +125,7 @@ def test_train_players_side_minis_and_refill_by_the_players_only(n, automa, play
     assert TR.train_players(g) == players and TR.side(g).name == side
     assert TR.has_minis(g) == minis and (TR.MINI in g.misc) == minis
     assert TR.solo(g) == solo and (TR.SOLO_DONE in g.misc) == solo
-    assert len(g.misc[TR.REFILL]) == refill
+    assert len(g.misc[TR.DEMAND_REFILL]) == refill
     assert len(g.misc[TR.AT]) == n                # state indexed by seat
     placed = []
     while g.phase == 0:
@@ -309,7 +309,7 @@ def test_determinize_reshuffles_the_automa_pile_and_the_demand_pile_only():
         d = g.determinize(seed)
         assert sorted(AU.pile(d, 1, "pile")) == sorted(AU.pile(g, 1, "pile"))
         assert sorted(d.misc[TR.PILE]) == sorted(g.misc[TR.PILE])
-        for k in (TR.DEMAND, TR.REFILL, TR.BONUS, TR.AT, MS.MS, TR.SOLO_DONE):
+        for k in (TR.DEMAND, TR.DEMAND_REFILL, TR.BONUS, TR.AT, MS.MS, TR.SOLO_DONE):
             assert d.misc[k] == g.misc[k]
         piles.add(tuple(AU.pile(d, 1, "pile")))
         demands.add(tuple(d.misc[TR.PILE]))

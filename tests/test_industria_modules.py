@@ -18,6 +18,7 @@ from clans_env.engine.invariants import check_invariants, random_config
 from clans_env.engine.rules import awards
 from clans_env.engine.rules.farmers_markets import MARKET
 from clans_env.engine.rules.scoring import alternative_two_player_split, final_scores
+from clans_env.engine.modules import hooks_for
 from clans_env.engine.rules.setup import prepare_round
 from helpers import (GRASS, act, active_land, blank_position, label, legal_names, make_game, play_setup,
                      placement_targets, put, random_playout, start_turn)
@@ -545,6 +546,7 @@ def test_port_tile_7_exchange_triggers_the_market_with_industria():
     assert g.decision_kind == "market_sell" and g.stack[-1][2] == m
     base, bp, btarget, bm = market_position()
     base.config = GameConfig(num_players=3)                 # the base game's tile 7: no market, no Neighbourhood
+    base.hooks = hooks_for(base.config)                     # the rules read the modules through the hooks
     put(base, bp, "cow", btarget)
     push(base, (K_EXCHANGE_FROM, bp, (), ()))
     act(base, f"space:{label(base, btarget)}", "expand:sheep")
@@ -597,7 +599,7 @@ def test_saves_bump_the_version_and_old_base_saves_still_load():
     g = Game(GameConfig(num_players=2, seed=8))
     random_playout(g, random.Random(2))
     doc = json.loads(g.to_json())
-    assert doc["version"] == SAVE_VERSION == 3         # 3 since the Train module (issue 14)
+    assert doc["version"] == SAVE_VERSION == 4         # 4 since the modules' state records (the Automa's)
     doc["version"] = 1
     assert Game.from_json(json.dumps(doc)).to_json() == g.to_json()
     doc["config"]["awards"] = True

@@ -124,8 +124,8 @@ def test_setup_draws_tiles_and_fills_the_refill_area(n):
     assert set(g.misc[TR.BONUS]) <= set(DL.IMPLEMENTED)
     assert len(g.misc[MS.MS]) == 4 and len(set(g.misc[MS.MS])) == 4
     assert all(g.misc[TR.DEMAND]) and len(g.misc[TR.DEMAND]) == sd.num_demand_spots
-    assert len(g.misc[TR.REFILL]) == (3 if n == 3 else 4)                     # R1.10
-    seen = g.misc[TR.DEMAND] + g.misc[TR.REFILL] + g.misc[TR.PILE]
+    assert len(g.misc[TR.DEMAND_REFILL]) == (3 if n == 3 else 4)                     # R1.10
+    seen = g.misc[TR.DEMAND] + g.misc[TR.DEMAND_REFILL] + g.misc[TR.PILE]
     assert sorted(seen) == sorted(TM.DEMAND_TILES)
     assert g.misc[TR.DELIV] == [0] * n and g.misc[TR.MARKERS] == [0] * n and g.misc[TR.STATION] == [-1] * n  # R1.11
 
@@ -177,13 +177,13 @@ def test_preparation_discards_used_tiles_refills_cities_first_and_stands_trains_
     used[city] = 1
     used[towns[2]] = 1
     demand[towns[0]] = 0
-    refill = list(g.misc[TR.REFILL])
+    refill = list(g.misc[TR.DEMAND_REFILL])
     pile = list(g.misc[TR.PILE])
     g.misc[TR.TILT] = [1, 1, 0]
     TR.preparation(g)
     assert demand[city] == refill[0]                               # R2.3: Cities first, leftmost tile
     assert demand[towns[0]] == refill[1] and demand[towns[2]] == refill[2]   # then Towns, lowest number first
-    assert g.misc[TR.REFILL] == pile[:3] and g.misc[TR.USED] == [0] * sd.num_demand_spots  # R2.4
+    assert g.misc[TR.DEMAND_REFILL] == pile[:3] and g.misc[TR.USED] == [0] * sd.num_demand_spots  # R2.4
     assert g.misc[TR.TILT] == [0, 0, 0]                            # R2.5
 
 
@@ -701,7 +701,7 @@ def test_variant_b_claims_deliver_the_demand_and_pay_fifteen():
     g.round = 2
     start_turn(g, p)
     assert MS.CLAIM_ACTION in g.legal_actions()
-    refill = list(g.misc[TR.REFILL])
+    refill = list(g.misc[TR.DEMAND_REFILL])
     MS.preparation_variant_b(g)
     assert g.misc[TR.DEMAND] == refill[:4]
 
@@ -711,7 +711,7 @@ def test_determinize_reshuffles_the_demand_pile_and_nothing_else_of_the_train_ma
     g = play_setup(make_game(3, seed=4, trains=True))
     d = g.determinize(99)
     assert sorted(d.misc[TR.PILE]) == sorted(g.misc[TR.PILE]) and d.misc[TR.PILE] != g.misc[TR.PILE]
-    for k in (TR.DEMAND, TR.REFILL, TR.BONUS, MS.MS, TR.AT):
+    for k in (TR.DEMAND, TR.DEMAND_REFILL, TR.BONUS, MS.MS, TR.AT):
         assert d.misc[k] == g.misc[k]
 
 
@@ -1080,7 +1080,7 @@ def test_version_2_saves_predate_the_train_module():
     g = Game(GameConfig(num_players=3, seed=8, industria=True, trains=False))
     random_playout(g, random.Random(3))
     doc = json.loads(g.to_json())
-    assert doc["version"] == 3
+    assert doc["version"] == 4                  # 4 since the modules' state records
     doc["version"] = 2
     del doc["config"]["trains"], doc["config"]["milestones"]
     assert Game.from_json(json.dumps(doc)).to_json() == g.to_json()

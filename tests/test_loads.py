@@ -669,3 +669,33 @@ def test_string_to_action_needs_a_string(bad):
     with pytest.raises(ValueError, match="string"):
         g.string_to_action(bad)
     assert g.string_to_action("pass") == 0
+
+
+def test_a_version_3_automa_save_loads_into_the_automa_record():
+    """Save version 4 keeps a module's state in one record (``state.modstate``); a version 3 file (written by
+    the engine before, tests/data/save_v3_automa.json: an Automa game in round 4) kept the Automa's state in
+    ``misc`` keys (``automa1``, ``automa1_pile``, ..., ``automa_log``). It loads into the record, replays to
+    the same game, and saves as version 4 with no Automa key left in ``misc``."""
+    from pathlib import Path
+    from clans_env.engine.rules import automa as AU
+    from clans_env.engine.saves import SAVE_VERSION
+    old = json.loads((Path(__file__).parent / "data" / "save_v3_automa.json").read_text())
+    assert old["version"] == 3 and "automa1_pile" in old["state"]["misc"]
+    g = Game.from_json(json.dumps(old))
+    seat = AU.state(g, 1)
+    board = old["state"]["misc"]["automa1"]
+    assert [seat.level, seat.pointer, seat.action, seat.support] == board
+    assert (seat.pile, seat.discard, seat.removed) == tuple(old["state"]["misc"][f"automa1_{w}"] for w in AU.PILES)
+    assert AU.log_lines(g) and g.modstate["automa"].log == old["state"]["misc"]["automa_log"]
+    new = json.loads(g.to_json())
+    assert new["version"] == SAVE_VERSION == 4 and not [k for k in new["state"]["misc"] if "automa" in k]
+    assert Game.from_json(g.to_json()).to_json() == g.to_json()
+    c = g.clone()
+    AU.state(c, 1).pile.pop()
+    assert len(AU.state(g, 1).pile) == len(seat.pile) and AU.state(c, 1).pile != AU.state(g, 1).pile  # clone copies
+
+
+def test_module_state_of_a_module_the_game_has_not_is_refused():
+    doc = _doc(1)
+    doc["state"]["modstate"] = {"automa": {"seats": [], "log": []}}
+    _refused(doc, "state.modstate.automa")

@@ -16,7 +16,7 @@ from .observation import CONTRACT_TABLE, CONTRACT_WIDTH
 L = TM.MAX_LOCATIONS
 NUM_BONUS = len(TM.DELIVERY_BONUSES)
 NUM_MS = len(TM.MILESTONES)
-REFILL = max(TM.REFILL_SLOTS.values())
+DEMAND_REFILL_SLOTS = max(TM.REFILL_SLOTS.values())
 MAX_PARTS = max(len(p) for p in TM.DELIVERY_PARTS.values())
 #: contracts under an Export box's top one that the observation names (Delivery bonus 16); deeper ones
 #: are counted in ``train.export_stack_size`` only
@@ -40,7 +40,7 @@ def add_segment(seg, n: int, trains: bool = True) -> None:
     seg.add("train.demand", L * D.NUM_GOODS, 0, 1, "Goods of the Demand tile at this location / 3 (R13.9)")
     seg.add("train.demand_used", L, 0, 1, "the location's Demand tile was used this round (R2.2)")
     seg.add("train.bonus", L * NUM_BONUS, 0, 1, "the Delivery bonus tile on this location, one-hot (R1.9)")
-    seg.add("train.refill", REFILL * D.NUM_GOODS, 0, 1, "Demand tiles on the refill area, leftmost first / 3")
+    seg.add("train.refill", DEMAND_REFILL_SLOTS * D.NUM_GOODS, 0, 1, "Demand tiles on the refill area, leftmost first / 3")
     seg.add("train.pile", 1, 0, 1, "Demand tiles left in the pile / 30")
     seg.add("milestones.tiles", MS.NUM_SPOTS * NUM_MS, 0, 1, "the Milestone tile on each spot, one-hot")
     seg.add("milestones.claims", MS.NUM_SPOTS * n, 0, 1, "place in which each player claimed each spot / 4")
@@ -126,7 +126,7 @@ def write(vec, o: dict, game, seat: int) -> None:
         b = misc[TR.BONUS][loc]
         if b:
             vec[o["train.bonus"] + loc * NUM_BONUS + b - 1] = 1
-    for k, t in enumerate(misc[TR.REFILL]):
+    for k, t in enumerate(misc[TR.DEMAND_REFILL]):
         for i, q in enumerate(TM.DEMAND_TILES[t]):
             vec[o["train.refill"] + k * D.NUM_GOODS + i] = q / 3
     vec[o["train.pile"]] = len(misc[TR.PILE]) / len(TM.DEMAND_TILES)

@@ -4,7 +4,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from .board import SIDE_NAMES
+from .modules import MODULE_ORDER
 from .rng import SEEDS
+from . import data as D
 
 CLAN_SELECTIONS = ("none", "draft", "auction")
 #: the GameConfig fields of the Industria modules this engine has (``industria=True`` turns them on)
@@ -126,7 +128,6 @@ class GameConfig:
                 raise ValueError(f"map_sides must be four sides in A, B, C, D order, each one of {SIDE_NAMES} "
                                  f"(got {self.map_sides!r})")
         if self.clans is not None:
-            from .clans import clan_names
             valid = clan_names(kickstarter=self.kickstarter, industria_clans=bool(self.industria_clans))
             if len(self.clans) != self.num_players:
                 raise ValueError(f"clans must name one clan per player ({self.num_players}), got {self.clans!r}")
@@ -182,6 +183,13 @@ class GameConfig:
         return d
 
     @property
+    def modules(self) -> tuple[str, ...]:
+        """The optional rule modules this game has (``engine/modules.py``), in hook order; empty for a
+        base game. The Train module's entry also carries the Milestone variants without trains."""
+        on = {"trains": bool(self.trains or self.milestones), "automa": bool(self.automa)}
+        return tuple(name for name in MODULE_ORDER if on.get(name, getattr(self, name)))
+
+    @property
     def automa_seats(self) -> tuple[int, ...]:
         """Seats played by an Automa (empty without one)."""
         return tuple(self.automa) if self.automa else ()
@@ -197,6 +205,13 @@ class GameConfig:
         if unknown:
             raise ValueError(f"unknown GameConfig fields {sorted(unknown)}; valid fields: {sorted(known)}")
         return cls(**d)
+
+
+def clan_names(kickstarter: bool = False, industria_clans: bool = False) -> list[str]:
+    """The clan tiles in the box for a configuration, in rulebook order: the base eight, MacEwen
+    with the Kickstarter option, the nine Industria clans with ``industria_clans``."""
+    return list(D.CLANS_BASE) + (list(D.CLANS_KICKSTARTER) if kickstarter else []) + \
+        (list(D.CLANS_INDUSTRIA) if industria_clans else [])
 
 
 def _automa_seats(automa, num_players) -> dict:

@@ -12,17 +12,21 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from types import MappingProxyType
 
 from . import actions as A
 from . import data as D
 from .board import assemble
 from .clans import get_clan
 from .config import GameConfig
+from .modules import MODULES, hooks_for
 from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
 from .rules import industria_ports, stacking  # noqa: F401 (register handlers: Industria Port tiles 10-18)
 from .rules import deliveries, milestones, trains  # noqa: F401 (register handlers: Industria Train module)
+# the optional modules register their hooks (engine/modules.py) and decision kinds as they load
+from .rules import alt_scoring, automa, awards, farmers_markets, refill_board, variable_prices  # noqa: F401
 from .rules.production import start_production
 from .rules.scoring import final_scores
 from .rules.setup import end_of_round, setup_game, start_action_phase
@@ -34,6 +38,14 @@ from .moves import Move, describe_legal, describe_move
 
 from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_difference, parse  # noqa: F401
 from .saves import STATE_FIELDS as _STATE_FIELDS
+from .invariants import InvariantError, check_invariants
+from .rules.automa import shuffle_hidden
+from .rules.common import reach
+from .train_views import choose_context
+from .views import public_state, render_text
+
+
+_NO_RECORDS = MappingProxyType({})
 
 
 class Game:
@@ -45,7 +57,7 @@ class Game:
     >>> [row["total"] for row in g.final_scores()]  # doctest: +SKIP
     """
 
-    __slots__ = ("config", "num_players", "rng", "board", "topo", "clans", "players", "stack", "_legal",
+    __slots__ = ("config", "num_players", "rng", "board", "topo", "clans", "players", "stack", "_legal", "hooks",
                  "_hist", "_hist_len") + _STATE_FIELDS
 
     def __init__(self, config: GameConfig | None = None, **kwargs):
@@ -54,11 +66,13 @@ class Game:
         elif kwargs:
             raise TypeError("pass either a GameConfig or keyword options, not both")
         self.config = config
+        self.hooks = hooks_for(config)
         self.num_players = config.num_players
         self.rng = Rng(config.seed)
         self.phase = SETUP
         self.covered = ()
         self.misc = {}
+        self.modstate = {}
         self._hist = None
         self._hist_len = 0
         setup_game(self)
@@ -195,6 +209,7 @@ class Game:
         """An independent copy (static data such as the map is shared, never copied)."""
         g = Game.__new__(Game)
         g.config = self.config
+        g.hooks = self.hooks
         g.num_players = self.num_players
         g.rng = self.rng.copy()
         g.board = self.board
@@ -225,6 +240,8 @@ class Game:
         g.tile_pool = self.tile_pool[:]
         g.covered = self.covered
         g.misc = {k: (v[:] if isinstance(v, list) else v) for k, v in self.misc.items()} if self.misc else {}
+        # a game without module records shares one read-only empty mapping (records are made in setup)
+        g.modstate = {k: v.copy() for k, v in self.modstate.items()} if self.modstate else _NO_RECORDS
         return g
 
     def determinize(self, seed: int) -> "Game":
@@ -239,7 +256,6 @@ class Game:
         rng.shuffle(head)
         g.pile[:unknown] = head
         if self.config.automa:         # each Automa's draw pile is hidden too
-            from .rules.automa import shuffle_hidden
             shuffle_hidden(g, rng)
         if "tr_pile" in g.misc:            # Industria Train module / Variant B: the hidden Demand pile
             rng.shuffle(g.misc["tr_pile"])
@@ -309,7 +325,6 @@ class Game:
         if name == "take_contract" and self.display[off] >= 0:
             s += f" (contract {self.display[off]})"
         if name == "choose" and (self.config.trains or self.config.milestones) and self.stack:
-            from .train_views import choose_context
             ctx = choose_context(self, off)
             if ctx:
                 s += f" ({ctx})"
@@ -344,12 +359,10 @@ class Game:
     # views
     def public_state(self) -> dict:
         """Everything public about the position as JSON-serialisable data (docs/public-state.md)."""
-        from .views import public_state
         return public_state(self)
 
     def render_text(self) -> str:
         """A terminal view: tiles, Market, contracts, player boards, the map and the pending decision."""
-        from .views import render_text
         return render_text(self)
 
     def __str__(self) -> str:
@@ -364,6 +377,7 @@ class Game:
     def to_json(self) -> str:
         """The complete state as versioned JSON (``from_json`` reads it back; see there)."""
         state = {k: getattr(self, k) for k in _STATE_FIELDS}
+        state["modstate"] = {k: v.to_dict() for k, v in self.modstate.items()}
         doc = {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
@@ -419,6 +433,7 @@ class Game:
         to check its invariants. The cached reach sets are kept, so the check compares them."""
         g = cls.__new__(cls)
         g.config = config
+        g.hooks = hooks_for(config)
         g.num_players = config.num_players
         g.rng = Rng(0)
         g.rng.state = doc["rng"]
@@ -438,6 +453,10 @@ class Game:
         g.scoring_tiles = tuple(g.scoring_tiles)
         g.port_tiles = tuple(g.port_tiles)
         g.covered = tuple(g.covered)
+        try:
+            g.modstate = {k: MODULES[k].record.from_dict(v) for k, v in g.modstate.items()}
+        except (KeyError, IndexError, TypeError, ValueError) as e:
+            raise SaveError(f"saved game field state.modstate is not a module state: {type(e).__name__} {e}") from None
         g._hist = None
         g._hist_len = 0
         for a in doc["history"]:
@@ -477,7 +496,6 @@ def _check_restored(g: "Game") -> str | None:
     (``SaveError`` naming the broken rule). A state odd enough to crash the checker (a string where
     a contract id belongs, say) is left to the history comparison, which names the field; the
     crash is returned so that the load is refused even so."""
-    from .invariants import InvariantError, check_invariants
     try:
         check_invariants(g)
     except InvariantError as e:
@@ -491,7 +509,6 @@ def _match_history(g: "Game", doc: dict) -> None:
     """Step 4 of loading: ``g`` (replayed from the history) must equal the saved state. A saved
     reach cache is -1 (stale; what ``to_json`` writes) or, in saves of older versions, the fresh
     reach; ``g`` takes a verified one."""
-    from .rules.common import reach
     mine = json.loads(g.to_json())
     for d, m in zip(doc["players"], mine["players"]):
         m["reach"] = d["reach"]       # a cache: compared with the fresh reach below

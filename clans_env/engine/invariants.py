@@ -16,11 +16,14 @@
 from __future__ import annotations
 
 from . import data as D
-from .rules.common import reach
+from .rules.common import STACKED, reach
 from .rules.farmers_markets import MARKET
 from .rules.fulfil import tracks_imports
 from .state import K_BUILDING_BONUS, K_HOOK
 from .topology import bits
+from .clans import clan_names
+from .config import GameConfig, INDUSTRIA_MODULES
+from .rules.automa import invariant_errors
 
 #: score sheet entries that are not VP lines
 NOT_VP = ("total", "money_left", "rank", "band")
@@ -68,7 +71,7 @@ def check_invariants(g) -> None:
         per_player[o] |= 1 << s
         counts[o][u] += 1
     # Industria: a second unit on a space (R4.1-R4.3): the same owner, never a third, matching land
-    stacked = g.misc.get("stacked", [])
+    stacked = g.misc.get(STACKED, [])
     if len(stacked) % 3 or len(set(stacked[0::3])) != len(stacked) // 3:
         _fail(f"stacked units {stacked} are not (space, unit, owner) triples, one per space")
     for i in range(0, len(stacked), 3):
@@ -162,7 +165,6 @@ def check_invariants(g) -> None:
     elif any(g.import_track):
         _fail(f"import track {g.import_track} moved without import tracking (solo or Static Import Goods)")
     if g.config.automa:                 # the Automa seats (rules/automa.py)
-        from .rules.automa import invariant_errors
         errors = invariant_errors(g)
         if errors:
             _fail("; ".join(errors))
@@ -178,8 +180,6 @@ def random_config(rng, n: int, seed: int, industria: bool = False):
     clans, none), Kickstarter, static imports, no Scoring or Port tiles, tighter map; with
     ``industria`` also each Industria module on or off at random (``industria`` = a probability
     per module, True = 0.5). ``rng`` is a ``random.Random``."""
-    from .config import GameConfig
-    from .clans import clan_names
     kickstarter = rng.random() < 0.3
     selection = rng.choice(["draft", "auction", "none", "fixed"])
     pool = clan_names(kickstarter=kickstarter)
@@ -198,7 +198,6 @@ def _industria_modules(rng, n: int, industria) -> dict:
     """``industria``: a probability per module (True = 0.5), or the exact module names to switch on."""
     if not industria:
         return {}
-    from .config import INDUSTRIA_MODULES
     if isinstance(industria, (tuple, list)):
         return {m: m in industria for m in INDUSTRIA_MODULES if m != "alt_two_player_scoring" or n == 2}
     prob = 0.5 if industria is True else float(industria)

@@ -26,22 +26,26 @@ from .actions import MAX_OPEN_CONTRACTS, NUM_ACTIONS, NUM_CHOICES, NUM_PORT_SLOT
 from .board import SIDE_NAMES
 from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
+from .clans import CLANS
+from .modules import MODULES
 
 SAVE_FORMAT = "clans-of-caledonia-state"
 #: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
 #: second units); version 1 files (base game) load unchanged
 #: 3: the Train module and the Milestone variants (config ``trains`` / ``milestones``; ``misc`` ``tr_*``); a
 #: version 2 file predates them, so it loads with ``trains=False`` (``industria=True`` there meant part 1)
-SAVE_VERSION = 3
+#: 4: a module's state is a record in ``state.modstate`` (the Automa's); a version 3 file's ``misc`` keys of
+#: the Automa (``automa<p>``, ``automa<p>_pile``, ..., ``automa_log``) load into it (``upgrade``)
+SAVE_VERSION = 4
 INDUSTRIA_FIELDS = ("industria", "farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
                     "alt_two_player_scoring")
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 #: the top-level fields of a save, in the order ``to_json`` writes them
 DOC_FIELDS = ("format", "version", "config", "map_sides", "clans", "rng", "players", "stack", "history", "state")
 STATE_FIELDS = ("round", "phase", "prices", "display", "pile", "pile_known", "import_track", "scoring_tiles",
                 "port_tiles", "occupant", "unit_at", "occupied", "turn_order", "pass_order", "turn_idx",
-                "start_player", "turn", "tile_pool", "covered", "misc")
+                "start_player", "turn", "tile_pool", "covered", "misc", "modstate")
 
 #: generous upper bound for counters (money, goods, Glory, ...): far beyond any real game
 BIG = 10_000
@@ -181,6 +185,7 @@ def check_fields(doc) -> GameConfig:
     extra = sorted(str(k) for k in doc if k not in DOC_FIELDS)
     if extra:
         raise SaveError(f"saved game has unknown field(s) {extra}; a save has {list(DOC_FIELDS)}")
+    upgrade(doc)
     if doc["version"] == 2 and isinstance(doc.get("config"), dict):
         if "trains" in doc["config"] or "milestones" in doc["config"]:
             raise SaveError("a version 2 save cannot hold the Train module or Milestones (they came with version 3)")
@@ -195,7 +200,6 @@ def check_fields(doc) -> GameConfig:
     for i, s in enumerate(sides):
         if type(s) is not str or s not in SIDE_NAMES or s[0] != "ABCD"[i]:
             raise _bad(f"map_sides[{i}]", f"the side of module {'ABCD'[i]} ({'ABCD'[i]}1 or {'ABCD'[i]}2)", s)
-    from .clans import CLANS
     for i, c in enumerate(_list(doc["clans"], "clans", n)):
         if c is not None and (type(c) is not str or c not in CLANS):
             raise _bad(f"clans[{i}]", f"null or one of {sorted(CLANS)}", c)
@@ -236,12 +240,33 @@ def check_fields(doc) -> GameConfig:
     _ints(st["tile_pool"], "state.tile_pool", 0, len(D.STARTING_TILES) - 1, max_len=len(D.STARTING_TILES))
     _ints(st["covered"], "state.covered", 0, S - 1, max_len=S)
     _plain_dict(st["misc"], "state.misc")
+    if type(st["modstate"]) is not dict:
+        raise _bad("state.modstate", "an object (module name -> its state)", st["modstate"])
+    for name, record in st["modstate"].items():
+        if name not in config.modules or MODULES[name].record is None:
+            raise _bad(f"state.modstate.{name}", "the state of a module of this game with a record", name)
+        _plain_dict(record, f"state.modstate.{name}")
     return config
+
+
+def upgrade(doc: dict) -> None:
+    """A save of version 3 or older in version 4's layout: the modules' ``misc`` keys become their records'
+    ``to_dict`` (in ``state.modstate``). Malformed documents are left to the field checks."""
+    st = doc.get("state")
+    if doc["version"] >= 4 or not isinstance(st, dict) or "modstate" in st or not isinstance(st.get("misc"), dict):
+        return
+    misc = dict(st["misc"])
+    records = {}
+    for name, module in MODULES.items():
+        if module.record is not None:
+            old = module.record.from_misc(misc)
+            if old is not None:
+                records[name] = old
+    doc["state"] = {**st, "misc": misc, "modstate": records}
 
 
 def _check_player(d, path: str, S: int) -> None:
     _fields(d, path, PlayerState.__slots__)
-    from .clans import CLANS
     _int(d["money"], f"{path}.money", 0, BIG)
     _ints(d["goods"], f"{path}.goods", 0, BIG, D.NUM_GOODS)
     units = sum(D.UNITS_PER_PLAYER)

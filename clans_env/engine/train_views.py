@@ -6,6 +6,8 @@ from . import data as D
 from . import trainmap as TM
 from .rules import milestones as MS
 from .rules import trains as TR
+from .rules.common import contracts_under
+from .state import K_DELIVERY, K_MAIN, K_MILESTONE, K_TRAIN_MOVE, K_TRAIN_PLACE
 
 
 def _goods(tile: int) -> dict:
@@ -54,7 +56,6 @@ def train_view(g) -> dict:
 def export_stacks(g) -> list[dict]:
     """Each Export box with contracts under its top one (Delivery bonus 16): its player, box, top contract and
     the contracts under it, the next to surface first."""
-    from .rules.common import contracts_under
     if not g.misc.get("tr_below"):
         return []
     return [{"player": p, "box": b, "top": cid, "under": under}
@@ -87,7 +88,6 @@ def train_text(g) -> str:
 
 def choose_context(g, off: int) -> str:
     """What choose:<off> means in the pending Train / Milestone decision (for action_to_string)."""
-    from .state import K_DELIVERY, K_MAIN, K_MILESTONE, K_TRAIN_MOVE, K_TRAIN_PLACE
     kind = g.stack[-1][0]
     if kind == K_MAIN:
         return {31: "Train action", 30: "Claim a Milestone"}.get(off, "")

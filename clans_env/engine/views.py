@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from . import data as D
 from .actions import DIRECTIONS
-from .rules.common import price, reach
+from .rules.common import price, reach, stacked_unit
 from .rules.industria_scoring import own_units
 from .rules.scoring import connected_settlements, import_values
-from .rules.stacking import stacked_unit
 from .state import DECISION_KINDS, PHASE_NAMES
 from .topology import bits
+from .rules.automa import log_lines, public_view
+from .train_views import train_text, train_view
 
 _LAND_NAMES = {1: "grassland", 2: "forest", 4: "mountain"}
 _KIND_NAMES = ("land", "loch", "port")
@@ -67,7 +68,6 @@ def public_state(g) -> dict:
             "clan_state": dict(pl.extra),
         })
         if g.config.automa and p in g.config.automa:       # the Automa's public cards and pointer
-            from .rules.automa import public_view
             players[-1]["automa"] = public_view(g, p)
     top = g.stack[-1] if g.stack else None
     return {
@@ -107,7 +107,6 @@ def automa_record(g) -> list[str]:
     that followed it (``clans play`` prints them, the web viewer lists them under the decision)."""
     if not g.config.automa:
         return []
-    from .rules.automa import log_lines
     return log_lines(g)
 
 
@@ -131,7 +130,6 @@ def industria_view(g) -> dict:
     if cfg.variable_prices:
         out["starting_price_dice"] = list(g.misc.get("price_dice", []))
     if cfg.trains or cfg.milestones:
-        from .train_views import train_view
         out["trains"] = train_view(g)
     return out
 
@@ -152,14 +150,12 @@ def _industria_text(g) -> str:
         marks = "/".join(f"{good}{' (covered)' if c else ''}" for good, c in zip(m["goods"], m["covered"]))
         parts.append(f"Farmers market {m['label']}: {marks}")
     if "trains" in v:
-        from .train_views import train_text
         parts.append(train_text(g))
     return " | ".join(parts)
 
 
 def automa_text(g, last: int = 8) -> list[str]:
     """The Automa's latest turns from the game record (render_text, clans play)."""
-    from .rules.automa import log_lines
     record = log_lines(g)
     return ["Automa record (latest):"] + ["  " + line for line in record[-last:]]
 

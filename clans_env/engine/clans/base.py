@@ -11,6 +11,8 @@ hook                        called from
 ==========================  ===========================================================
 on_setup                    rules/clan_setup.py, once the clans are chosen
 first_worker_units/_spaces  rules/expand.py (Placing the First Workers)
+move_targets                rules/stacking.py ``move_targets``: moving the clan's own unit type (R5;
+                            MacDonald's Fishermen: water, never next to another Fisherman)
 first_workers               rules/clan_setup.py (how many first Workers)
 extra_workers_last          rules/clan_setup.py (extra first Workers after everyone)
 unit_cost                   rules/common.py, rules/expand.py (every placement and its legality)
@@ -81,6 +83,7 @@ Industria clans (``expansion = "industria"``) are in the pool only with
 from __future__ import annotations
 
 from .. import data as D
+from ..rules.market import execute_trade
 
 
 #: numbers per player a clan writes into the observation's ``industria.clan_state`` (each in [-1, 1])
@@ -128,6 +131,11 @@ class Clan:
 
     def first_worker_units(self, game, p: int) -> tuple[int, ...]:
         return (D.WOODCUTTER, D.MINER)
+
+    def move_targets(self, game, p: int, space: int, unit: int, mask: int) -> int:
+        """Where the clan's own unit type (the Fisherman) on ``space`` may move, of the empty adjacent
+        spaces ``mask`` (Industria R5; MacDonald's Fishermen)."""
+        return mask
 
     def first_worker_spaces(self, game, p: int, unit: int) -> int:
         """Bit set restricting where a first Worker may go (default: anywhere legal)."""
@@ -193,7 +201,6 @@ class Clan:
     def trade(self, game, p: int, good: int, direction: int, merchants: int, discount: int, limit: int) -> None:
         """Resolve a trade of ``merchants`` Merchants (with ``custom_trade``); ``limit``: most Goods, 0 = none.
         A decision it needs goes on top of the stack (it is resolved before anything the caller pushed)."""
-        from ..rules.market import execute_trade
         execute_trade(game, p, good, direction, merchants, merchants, discount)
 
     def wild_processed(self, game, p: int) -> int:
@@ -334,3 +341,12 @@ class NoClan(Clan):
 
 
 NO_CLAN = NoClan()
+
+
+#: clan name (lower case, as in the rulebook) -> instance; filled by the clan modules (``@register``)
+CLANS: dict[str, Clan] = {}
+
+
+def register(cls):
+    CLANS[cls.name] = cls()
+    return cls

@@ -18,8 +18,9 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import DONE, FULFIL, TAKE_CONTRACT
 from ..state import K_CLAN
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.contracts import apply_take_contract, contract_options
+from ..rules.fulfil import apply_fulfil, fulfil_options
 
 SECOND_CONTRACT = "second_contract"
 SECOND_FULFIL = "second_fulfil"
@@ -40,8 +41,6 @@ class Buchanan(Clan):
         game.stack.append((K_CLAN, p, SECOND_FULFIL))
 
     def legal(self, game, frame) -> list[int]:
-        from ..rules.contracts import contract_options
-        from ..rules.fulfil import fulfil_options
         p = frame[1]
         out: list[int] = []
         if frame[2] == SECOND_CONTRACT:
@@ -56,8 +55,6 @@ class Buchanan(Clan):
         return out
 
     def apply(self, game, frame, action: int) -> None:
-        from ..rules.contracts import apply_take_contract
-        from ..rules.fulfil import apply_fulfil
         p = frame[1]
         game.stack.pop()
         if action == DONE:

@@ -9,8 +9,7 @@ again as that position when rebuilt. Land cost is unaffected.
 from __future__ import annotations
 
 from .. import data as D
-from . import register
-from .base import Clan
+from .base import Clan, register
 
 
 @register

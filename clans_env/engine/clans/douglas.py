@@ -20,8 +20,9 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import BUY, CHOOSE
 from ..state import K_CLAN
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.common import price
+from ..rules.market import execute_trade
 
 BULK = "bulk"
 #: ``extra`` key: Merchants returned to the box at setup (R18.D1)
@@ -31,7 +32,6 @@ RETURNED = "merchants_returned"
 def goods_range(game, p: int, good: int, direction: int, merchants: int, discount: int, limit: int) -> range:
     """How many Goods ``merchants`` Merchants may trade now (R18.D2): from one per Merchant to two per
     Merchant, within the limit of the bonus, the Goods in stock (selling) or the money (buying)."""
-    from ..rules.common import price
     pl = game.players[p]
     top = merchants * D.DOUGLAS_GOODS_PER_MERCHANT
     if limit and top > limit:
@@ -48,7 +48,6 @@ def goods_range(game, p: int, good: int, direction: int, merchants: int, discoun
 def bulk_trade(game, p: int, good: int, direction: int, merchants: int, qty: int, discount: int) -> None:
     """R18.D3 / R18.D4: ``qty`` Goods at the price before the trade, one price step per Merchant, then
     £2 per pair of Goods (after paying when buying)."""
-    from ..rules.market import execute_trade
     execute_trade(game, p, good, direction, merchants, qty, discount)
     game.players[p].money += D.DOUGLAS_PAIR_MONEY * (qty // 2)
 

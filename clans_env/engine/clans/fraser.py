@@ -35,8 +35,9 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE, DONE, GOOD, SELL
 from ..state import K_CLAN
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.industria_scoring import own_units
+from ..rules.market import execute_trade
 
 KILTS = "kilts"
 MAKE = "kilts"
@@ -51,7 +52,6 @@ def kilts(game, p: int) -> int:
 def kiltmaker_pairs(game, p: int) -> list[tuple[int, int]]:
     """(Worker's space, Sheep's space) of the Kiltmakers: a largest matching of p's Workers to distinct
     neighbouring Sheep, at most ``FRASER_KILTMAKERS`` pairs (R18.F1)."""
-    from ..rules.industria_scoring import own_units
     units = own_units(game, p)
     workers = [s for s, u in units if u in D.WORKERS]
     sheep = [s for s, u in units if u == D.SHEEP]
@@ -103,7 +103,6 @@ def kilt_sale_range(game, p: int, good: int, qty: int) -> range:
 
 def sell_with_kilts(game, p: int, good: int, merchants: int, k: int, discount: int) -> None:
     """Sell ``merchants`` Goods of type ``good``, ``k`` of them Kilts (the Kilts are sold as that Good)."""
-    from ..rules.market import execute_trade
     use_kilts(game, p, k)
     game.players[p].goods[good] += k
     execute_trade(game, p, good, SELL, merchants, merchants, discount)

@@ -25,8 +25,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE, DONE, GOOD
 from ..state import K_BONUS_UPGRADE, K_CLAN, K_FREE_SPACE
-from . import register
-from .base import Clan
+from .base import Clan, register
 
 SILOS = "silos"
 MADE = "grain_made"

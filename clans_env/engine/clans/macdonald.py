@@ -27,8 +27,8 @@ from .. import data as D
 from ..actions import SPACE
 from ..state import K_CLAN
 from ..topology import bits
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.common import place_unit, remove_unit
 
 ROW = "row"
 WORKER_TYPES = (D.WOODCUTTER, D.MINER, D.FISHERMAN)
@@ -122,6 +122,13 @@ class MacDonald(Clan):
     def worker_income(self, game, p: int, unit: int) -> int:
         return D.MACDONALD_WORKER_INCOME
 
+    def move_targets(self, game, p: int, space: int, unit: int, mask: int) -> int:
+        """Industria R5.2: a Fisherman moves like a Worker (forest, mountain) or to water, and "Two
+        Fishermen may never be adjacent", wherever they stand."""
+        topo = game.topo
+        terrain = topo.unit_mask[D.WOODCUTTER] | topo.unit_mask[D.MINER] | fisherman_spaces(game, p)
+        return mask & terrain & ~near_fishermen(game, p, except_space=space)
+
     def can_upgrade_technology(self, game, p: int) -> bool:
         return False
 
@@ -147,7 +154,6 @@ class MacDonald(Clan):
         return [SPACE + t for t in bits(row_targets(game, frame[1], frame[3]))]
 
     def apply(self, game, frame, action: int) -> None:
-        from ..rules.common import place_unit, remove_unit
         _, p, _, origin = frame
         game.stack.pop()
         remove_unit(game, p, origin)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE
 from ..state import K_CLAN
-from . import register
-from .base import Clan
+from .base import Clan, register
 
 BEER = "beer"
 

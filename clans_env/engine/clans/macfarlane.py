@@ -31,8 +31,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
-from . import register
-from .base import Clan
+from .base import Clan, register
 
 
 @lru_cache(maxsize=64)

@@ -30,8 +30,10 @@ from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import K_CLAN, K_MAIN, PLACE_EXPAND
 from ..topology import bits, components
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.common import STACKED, place_unit, placement_cost, remove_unit, stacked_unit, units_of
+from ..rules.expand import deployed
+from .macdonald import adjacency_masks
 
 GRAZE = "graze"
 GRAZE_SHEEP = "graze_sheep"
@@ -42,7 +44,6 @@ GRAZERS = (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)
 
 
 def sheep_spaces(game, p: int) -> int:
-    from ..rules.common import units_of
     return units_of(game, p, D.SHEEP)
 
 
@@ -55,14 +56,12 @@ def herds(game, p: int) -> tuple[int, ...]:
 
 @lru_cache(maxsize=4096)
 def _herds(board, sheep: int) -> tuple[int, ...]:
-    from .macdonald import adjacency_masks
     return tuple(c for c in components(sheep, adjacency_masks(board)) if c.bit_count() >= 2)
 
 
 def _single(game, space: int) -> bool:
     """The space holds one unit only (R18.MG4: not onto a space that already holds two)."""
-    from ..rules.stacking import stacked_unit
-    return not game.misc.get("stacked") or stacked_unit(game, space) < 0
+    return not game.misc.get(STACKED) or stacked_unit(game, space) < 0
 
 
 def move_destinations(game, p: int, herd: int, origin: int) -> int:
@@ -89,7 +88,6 @@ def graze_origins(game, p: int) -> dict:
 
 
 def graze_cost(game, p: int, unit: int, space: int) -> int:
-    from ..rules.common import placement_cost
     return placement_cost(game, p, unit, space, True)         # R18.MG4: no land cost
 
 
@@ -153,7 +151,6 @@ class MacGregor(Clan):
         return super().legal(game, frame)
 
     def apply(self, game, frame, action: int) -> None:
-        from ..rules.common import place_unit, remove_unit
         p, what = frame[1], frame[2]
         game.stack.pop()
         if what == GRAZE:
@@ -169,7 +166,6 @@ class MacGregor(Clan):
             remove_unit(game, p, origin, D.SHEEP)
             place_unit(game, p, D.SHEEP, dest)
             place_unit(game, p, unit, origin)
-            from ..rules.expand import deployed
             deployed(game, p, unit, origin)       # on_deploy, then the bonuses of the unit only (R18.MG7)
         elif what == SELL:
             if action != DONE:

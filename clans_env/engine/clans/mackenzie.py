@@ -20,8 +20,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE, DONE
 from ..state import K_CLAN
-from . import register
-from .base import Clan
+from .base import Clan, register
 
 CELLAR = "cellar"
 CELLAR_SPACES = len(D.MACKENZIE_CELLAR_MONEY)

@@ -14,16 +14,15 @@ Only with ``GameConfig(industria_clans=True)`` (or ``industria=True``).
 from __future__ import annotations
 
 from .. import data as D
-from . import register
-from .base import Clan
+from .base import Clan, register
 from .macdonald import adjacency_masks
+from ..rules.common import units_of
 
 MONEY = "mackintosh_money"
 TRIGGERS = frozenset(D.WORKERS) | frozenset(D.FACTORIES)
 
 
 def worker_spaces(game, p: int) -> int:
-    from ..rules.common import units_of
     out = 0
     for u in D.WORKERS:
         out |= units_of(game, p, u)

@@ -30,8 +30,9 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE, USE_PORT
 from ..state import K_CLAN, K_HOOK
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.ports import port_tile_pool
+from ..rules.ports import copy_targets, resolve_tile, tile_applicable
 
 SHIPYARDS = "shipyards"
 USED = "shipyards_used"
@@ -51,10 +52,7 @@ def used(game, p: int) -> list[int]:
 
 def unused_pool(game) -> list[int]:
     """R18.ML2, Q46: the configuration's Port tiles that are not on the map, in number order."""
-    cfg = game.config
-    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if cfg.kickstarter else []) + \
-        (list(D.PORT_TILES_INDUSTRIA) if cfg.industria_tiles else [])
-    return sorted(t for t in pool if t not in game.port_tiles)
+    return sorted(t for t in port_tile_pool(game) if t not in game.port_tiles)
 
 
 def limit_allows(game, p: int) -> bool:
@@ -63,7 +61,6 @@ def limit_allows(game, p: int) -> bool:
 
 
 def shipyard_applicable(game, p: int, k: int, copying: bool = False) -> bool:
-    from ..rules.ports import copy_targets, tile_applicable
     tile = shipyards(game, p)[k]
     if tile != PORT9:
         return tile_applicable(game, p, tile, copying)
@@ -84,7 +81,6 @@ def activatable(game, p: int) -> list[int]:
 
 
 def activate(game, p: int, k: int) -> None:
-    from ..rules.ports import resolve_tile
     pl = game.players[p]
     flags = used(game, p)
     flags[k] = 1                                # R18.ML5: flipped face down
@@ -149,14 +145,12 @@ class MacLeod(Clan):
     def legal(self, game, frame) -> list[int]:
         if frame[2] != COPY:
             return super().legal(game, frame)
-        from ..rules.ports import copy_targets
         p, k = frame[1], frame[3]
         return [USE_PORT + s for s in copy_targets(game, p)] + [CHOOSE + j for j in copy_shipyards(game, p, k)]
 
     def apply(self, game, frame, action: int) -> None:
         if frame[2] != COPY:
             return super().apply(game, frame, action)
-        from ..rules.ports import resolve_tile
         p = frame[1]
         game.stack.pop()
         if action >= CHOOSE:

@@ -20,8 +20,8 @@ from .. import data as D
 from ..actions import DONE, SPACE
 from ..state import K_CLAN
 from ..topology import bits
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.common import place_second, stacked_unit, units_of
 
 BREED = "breed"
 CALVES = "calves"
@@ -32,8 +32,6 @@ BREEDS = (D.SHEEP, D.COW)
 def parent_spaces(game, p: int, animal: int) -> int:
     """Spaces where a newborn ``animal`` may go (R18.MP2, R18.MP3): a space holding only p's ``animal``
     with another of p's ``animal`` neighbouring it; 0 if none is left on the Player board."""
-    from ..rules.common import units_of
-    from ..rules.stacking import stacked_unit
     if game.players[p].units_left[animal] <= 0:
         return 0
     herd = units_of(game, p, animal)
@@ -73,7 +71,6 @@ class MacPherson(Clan):
         return [SPACE + s for s in bits(targets)] + [DONE] if targets else []
 
     def apply(self, game, frame, action: int) -> None:
-        from ..rules.stacking import place_second
         if frame[2] != BREED:
             return super().apply(game, frame, action)
         _, p, _, k = frame

@@ -7,8 +7,7 @@ Expand, Free space (where only the unit cost is left to reduce) and the first Wo
 from __future__ import annotations
 
 from .. import data as D
-from . import register
-from .base import Clan
+from .base import Clan, register
 
 
 def _discount(game) -> int:

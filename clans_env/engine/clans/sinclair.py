@@ -39,10 +39,12 @@ from .. import data as D
 from ..actions import CHOOSE, EXPAND, SPACE
 from ..board import KIND_PORT
 from ..state import K_BONUS_UPGRADE, K_CLAN, K_HOOK, K_MAIN, PLACE_EXPAND, PLACE_FREE
-from ..rules.common import notify_deploy, place_unit, placement_cost, reach
+from ..rules.common import STATION, notify_deploy, place_unit, placement_cost, reach
 from ..topology import bits
-from . import register
-from .base import Clan
+from .base import Clan, register
+from ..rules.expand import expansion_bonuses
+from ..rules.ports import tile_applicable, use_port
+from ..rules.registry import HOOKS
 
 RAIL = "rail"
 RAIL_SPACE = "rail_space"
@@ -87,7 +89,7 @@ def skippable(game, p: int) -> int:
     for q, pl in enumerate(game.players):
         if q != p:
             others |= pl.spaces
-    stations = game.misc.get("tr_station")
+    stations = game.misc.get(STATION)
     if stations:
         for q, s in enumerate(stations):
             if q != p and s >= 0:
@@ -222,7 +224,6 @@ def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: boo
 
 def port_claims(game, p: int) -> dict:
     """Port slot -> money for claiming it across lochs (R18.S9)."""
-    from ..rules.ports import tile_applicable
     tiles = game.port_tiles
     if not tiles:
         return {}
@@ -276,7 +277,6 @@ class Sinclair(Clan):
             return False
         k = action - CHOOSE
         if k >= PORT_CLAIM:                      # a free action: the main decision stays
-            from ..rules.ports import use_port
             slot = k - PORT_CLAIM
             game.players[p].money -= port_claims(game, p)[slot]
             use_port(game, p, slot)
@@ -324,7 +324,6 @@ class Sinclair(Clan):
             game.stack.append((K_HOOK, p, "sinclair_bonuses", unit, space))
             game.stack.append((K_BONUS_UPGRADE, p))
         else:
-            from ..rules.expand import expansion_bonuses
             expansion_bonuses(game, p, unit, space)
 
     def describe(self, game, frame) -> str:
@@ -377,12 +376,10 @@ def _free(frame, i: int) -> bool:
 
 
 def _bonuses(game, p: int, unit: int, space: int) -> None:
-    from ..rules.expand import expansion_bonuses
     expansion_bonuses(game, p, unit, space)
 
 
 def _register_hooks() -> None:
-    from ..rules.registry import HOOKS
     HOOKS["sinclair_bonuses"] = _bonuses
 
 

@@ -10,13 +10,13 @@ Upgrade) and carries out the first possible action on the card (§2.4), or passe
 ``Game.current_player`` is never an Automa seat. Its deck and every die are drawn from ``g.rng``;
 the deck is hidden (``Game.determinize`` reshuffles its draw pile, ``shuffle_hidden``).
 
-State, in ``g.misc`` as flat lists (copied by ``clone``, saved by ``to_json``; not in
-``PlayerState.extra``, which the observation encodes, since the draw pile is hidden):
-``automa<p>`` = [level, pointer, action card, support card] (pointer: the unit-preference pointer,
-an index into ``UNIT_CYCLE``; cards 0 = none), ``automa<p>_pile`` (draw pile, top first),
-``automa<p>_discard`` and ``automa<p>_removed``. The game record of its turns is
-``g.misc["automa_log"]``: one list of lines per round (``log_lines``), shown by ``render_text``
-and saved with the game.
+State: one ``AutomaState`` record in ``g.modstate["automa"]`` (copied by ``clone``, saved by ``to_json``
+as ``state.modstate.automa``; not in ``PlayerState.extra``, which the observation encodes, since the draw
+pile is hidden): per Automa seat an ``AutomaSeat`` (level, the unit-preference pointer, an index into
+``UNIT_CYCLE``, the action and support cards, 0 = none, and the ``pile`` (top first), ``discard`` and
+``removed`` cards), and the game record of its turns, one list of lines per round (``log_lines``), shown
+by ``render_text``. Saves of version 3 kept these in ``g.misc`` keys (``automa<p>``, ``automa<p>_pile``, ...,
+``automa_log``); ``AutomaState.from_misc`` reads them.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from .. import data as D
 from ..actions import BUY, SELL
 from ..board import MODULE_NAMES, hex_distance
+from ..modules import Module, register
 from ..topology import bits, components
 from . import farmers_markets as FM
 from ..state import PLACE_EXPAND, PLACE_FIRST
@@ -34,6 +35,10 @@ from .fulfil import record_fulfilled
 from .market import neighbourhood_goods, neighbourhood_limit
 from .registry import hook
 from .solo import bracket
+from . import milestones as MS, train_core as TR
+from ..state import K_HOOK
+from .scoring import alternative_two_player_split, tier_split
+from .turn import do_pass
 
 with open(D.DATA_DIR / "automa.toml", "rb") as _fh:
     AUTOMA = tomllib.load(_fh)
@@ -125,40 +130,92 @@ def level(g, p: int) -> int:
 
 def log(g, p: int, text: str) -> None:
     """One line of the game record (copy on write: clones share the round lists)."""
-    book = g.misc.setdefault(LOG, [])
+    book = g.modstate[NAME].log
     while len(book) < g.round:
         book.append([])
     book[g.round - 1] = book[g.round - 1] + [f"Automa {p}: {text}"]
 
 
 def log_lines(g) -> list[str]:
-    return [f"R{r + 1} {line}" for r, lines in enumerate(g.misc.get(LOG, [])) for line in lines]
+    rec = g.modstate.get(NAME)
+    return [f"R{r + 1} {line}" for r, lines in enumerate(rec.log if rec else ()) for line in lines]
 
 
 # ---- state ------------------------------------------------------------------------------------------
-LEVEL, POINTER, ACTION, SUPPORT = range(4)
+#: ``Game.modstate`` key of the Automa's record
+NAME = "automa"
+PILES = ("pile", "discard", "removed")
 
 
-def state(g, p: int) -> list:
-    """[level, pointer, action card, support card] of the Automa in seat p (mutable)."""
-    return g.misc[f"automa{p}"]
+class AutomaSeat:
+    """One Automa's board: its level, unit pointer, current action and support cards (0: none) and its
+    cards: ``pile`` (the draw pile, top first), ``discard`` and ``removed``."""
+    __slots__ = ("level", "pointer", "action", "support", "pile", "discard", "removed")
+
+    def __init__(self, level: int, pointer: int, action: int = 0, support: int = 0, pile=(), discard=(),
+                 removed=()):
+        self.level, self.pointer, self.action, self.support = level, pointer, action, support
+        self.pile, self.discard, self.removed = list(pile), list(discard), list(removed)
+
+    def copy(self) -> "AutomaSeat":
+        return AutomaSeat(self.level, self.pointer, self.action, self.support, self.pile, self.discard, self.removed)
+
+    def to_list(self) -> list:
+        return [self.level, self.pointer, self.action, self.support, self.pile[:], self.discard[:], self.removed[:]]
+
+
+class AutomaState:
+    """The Automa module's state in a game (``g.modstate["automa"]``): each Automa seat's board, and the
+    game record of its turns, one list of lines per round (``log_lines``)."""
+    __slots__ = ("seats", "log")
+
+    def __init__(self, seats: dict, log: list):
+        self.seats, self.log = seats, log
+
+    def copy(self) -> "AutomaState":
+        return AutomaState({p: s.copy() for p, s in self.seats.items()}, self.log[:])   # round lists: copy on write
+
+    def to_dict(self) -> dict:
+        return {"seats": [[p] + s.to_list() for p, s in self.seats.items()], "log": [list(r) for r in self.log]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AutomaState":
+        return cls({row[0]: AutomaSeat(*row[1:]) for row in d["seats"]}, [list(r) for r in d["log"]])
+
+    @classmethod
+    def from_misc(cls, misc: dict) -> dict | None:
+        """Save version 3 kept this state in ``misc`` (``automa<p>`` = [level, pointer, action, support],
+        ``automa<p>_pile`` / ``_discard`` / ``_removed``, ``automa_log``): those keys, popped, in
+        ``to_dict``'s layout (None without an Automa)."""
+        seats = []
+        for p in range(4):
+            board = misc.pop(f"automa{p}", None)
+            if board is not None:
+                seats.append([p] + list(board) + [misc.pop(f"automa{p}_{w}", []) for w in PILES])
+        log = misc.pop(LOG, None)
+        return {"seats": seats, "log": log or []} if seats else None
+
+
+def state(g, p: int) -> AutomaSeat:
+    """The board of the Automa in seat p (mutable)."""
+    return g.modstate[NAME].seats[p]
 
 
 def pile(g, p: int, which: str) -> list:
     """The Automa's ``pile`` (draw pile, top first), ``discard`` or ``removed`` cards (mutable)."""
-    return g.misc[f"automa{p}_{which}"]
+    return getattr(g.modstate[NAME].seats[p], which)
 
 
 def pointer_unit(g, p: int) -> str:
-    t = UNIT_CYCLE[state(g, p)[POINTER]]
+    t = UNIT_CYCLE[state(g, p).pointer]
     return "worker" if t == WORKER else D.UNITS[t]
 
 
 def public_view(g, p: int) -> dict:
     """What everyone sees of an Automa (views.public_state): not the order of its draw pile."""
     st = state(g, p)
-    return {"level": st[LEVEL], "level_name": LEVEL_NAMES[st[LEVEL] - 1], "unit_pointer": pointer_unit(g, p),
-            "action_card": st[ACTION] or None, "support_card": st[SUPPORT] or None,
+    return {"level": st.level, "level_name": LEVEL_NAMES[st.level - 1], "unit_pointer": pointer_unit(g, p),
+            "action_card": st.action or None, "support_card": st.support or None,
             "cards_in_pile": len(pile(g, p, "pile")), "discard": list(pile(g, p, "discard")),
             "removed": list(pile(g, p, "removed"))}
 
@@ -166,6 +223,7 @@ def public_view(g, p: int) -> dict:
 # ---- setup (§1.2) -------------------------------------------------------------------------------
 def setup_seats(g) -> None:
     """Automa boards: starting money by level, +2 shipping, the round-1 deck and the unit pointer."""
+    rec = g.modstate[NAME] = AutomaState({}, [[]])
     for p in g.config.automa_seats:
         pl = g.players[p]
         lv = level(g, p)
@@ -173,15 +231,11 @@ def setup_seats(g) -> None:
         pl.shipping = START_SHIPPING
         pl.reach = -1
         start = (UNIT_CYCLE.index(WORKER) + 1 + g.rng.randrange(6)) % len(UNIT_CYCLE)   # d6 steps from worker
-        g.misc[f"automa{p}"] = [lv, start, 0, 0]
-        for which in ("pile", "discard", "removed"):
-            g.misc[f"automa{p}_{which}"] = []
+        rec.seats[p] = AutomaSeat(lv, start)
         build_deck(g, p)
-    g.misc[LOG] = [[]]
 
 
 def starting_worker_frames(g) -> list:
-    from ..state import K_HOOK
     return [(K_HOOK, p, "automa_workers") for p in g.config.automa_seats]
 
 
@@ -260,26 +314,7 @@ def _keep(spaces: list, test) -> list:
 
 
 # ---- Industria Farmers markets at setup (§1.2 step 6) ---------------------------------------------
-def market_frames(g, frames: list) -> list:
-    """The placement frames with each Automa's own market placed by the engine (a hook)."""
-    from ..state import K_HOOK
-    return [(K_HOOK, f[1], "automa_market") if is_automa(g, f[1]) else f for f in frames]
-
-
-def market_module_mask(g) -> int:
-    """Spaces of the modules where the next Farmers market may go: 2 players in total, modules A and C
-    or B and D (the diagonal partner of the first market's module); otherwise a module without one."""
-    module = g.board.module
-    used = {module[s] for s in FM.market_spaces(g)}
-    if g.num_players == 2 and used:
-        first = next(iter(used))
-        allowed = {(first + 2) % 4} - used
-    else:
-        allowed = set(range(4)) - used
-    return sum(1 << s for s in range(g.board.num_spaces) if module[s] in allowed)
-
-
-@hook("automa_market")
+@hook(FM.ENGINE_MARKET)
 def place_own_market(g, p: int) -> None:
     """The Automa's dealt Farmers market goes on a random legal site of an allowed module (open point:
     the app leaves the spot to the person at the table)."""
@@ -313,19 +348,19 @@ def build_deck(g, p: int) -> None:
     removed = pile(g, p, "removed")
     cards = [cid for cid, c in CARDS.items() if c.round <= g.round and cid not in removed]
     g.rng.shuffle(cards)
-    g.misc[f"automa{p}_pile"] = cards
-    g.misc[f"automa{p}_discard"] = []
+    st = state(g, p)
+    st.pile, st.discard = cards, []
 
 
 def put_away(g, p: int) -> None:
     """The last turn's cards: a removable action card leaves the game, everything else is discarded
     (a support card always is, even a removable one)."""
     st = state(g, p)
-    if st[ACTION]:
-        pile(g, p, "removed" if CARDS[st[ACTION]].remove else "discard").append(st[ACTION])
-    if st[SUPPORT]:
-        pile(g, p, "discard").append(st[SUPPORT])
-    st[ACTION] = st[SUPPORT] = 0
+    if st.action:
+        (st.removed if CARDS[st.action].remove else st.discard).append(st.action)
+    if st.support:
+        st.discard.append(st.support)
+    st.action = st.support = 0
 
 
 def draw(g, p: int) -> int:
@@ -333,8 +368,8 @@ def draw(g, p: int) -> int:
     if not pile(g, p, "pile"):
         cards = list(pile(g, p, "discard"))
         g.rng.shuffle(cards)
-        g.misc[f"automa{p}_pile"] = cards
-        g.misc[f"automa{p}_discard"] = []
+        st = state(g, p)
+        st.pile, st.discard = cards, []
     cards = pile(g, p, "pile")
     if not cards:     # pragma: no cover - at least 10 cards are never current
         raise AssertionError("Automa deck is empty")
@@ -346,7 +381,7 @@ def shuffle_hidden(g, rng) -> None:
     for p in g.config.automa_seats:
         cards = list(pile(g, p, "pile"))
         rng.shuffle(cards)
-        g.misc[f"automa{p}_pile"] = cards
+        state(g, p).pile = cards
 
 
 # ---- a turn (§2.4, §8) ----------------------------------------------------------------------------
@@ -355,23 +390,22 @@ def take_turn(g, p: int) -> None:
     st = state(g, p)
     put_away(g, p)
     cid = draw(g, p)
-    st[ACTION] = cid
+    st.action = cid
     card = CARDS[cid]
     head = f"draws card {cid} ({card.text()})"
     if card.actions == ("skip",):
         log(g, p, f"{head}; skips this turn")
         return
     for act in card.actions:
-        if act in ("expand", "upgrade") and not st[SUPPORT]:
-            st[SUPPORT] = draw(g, p)
-        support = CARDS[st[SUPPORT]] if st[SUPPORT] else None
+        if act in ("expand", "upgrade") and not st.support:
+            st.support = draw(g, p)
+        support = CARDS[st.support] if st.support else None
         done = ACTIONS[act](g, p, support)
         if done:
             if support is not None:
                 head += f", support card {support.id}"
             log(g, p, f"{head}: {done}")
             return
-    from .turn import do_pass
     before = g.players[p].money
     do_pass(g, p)
     log(g, p, f"{head}: nothing possible; passes (pass bonus £{g.players[p].money - before})")
@@ -555,13 +589,13 @@ def do_expand(g, p: int, support: Card):
         return None
     st = state(g, p)
     space = choose_space(g, p, criteria, sorted(cand), modules)
-    preferred = (st[POINTER] + support.steps) % len(UNIT_CYCLE)
+    preferred = (st.pointer + support.steps) % len(UNIT_CYCLE)
     unit = choose_unit(g, p, cand[space], preferred)
     cost = placement_cost(g, p, unit, space, False)
     g.players[p].money -= cost
     place_unit(g, p, unit, space)
     notify_deploy(g, p, unit, space, PLACE_EXPAND)        # the Automa is another player (R18.MI1)
-    st[POINTER] = preferred
+    st.pointer = preferred
     where = ", ".join(MODULE_NAMES[m] for m in modules)
     out = (f"Expand in {where} by {' > '.join(CRITERION_NAMES[c] for c in criteria)}; expands a "
            f"{D.UNITS[unit]} to {g.board.label[space]} (£{cost})")
@@ -787,7 +821,6 @@ def majorities(g, exports: list[int], settle: list[int]):
     for a player with none too (docs/rules-interpretations.md A12)."""
     if g.num_players != 2:
         return None
-    from .scoring import alternative_two_player_split
     return (alternative_two_player_split(exports, D.EXPORT_TIERS[2], *TWO_PLAYER_EXPORT, second_minimum=0),
             alternative_two_player_split(settle, D.SETTLEMENT_TIERS[2], *TWO_PLAYER_SETTLEMENT, second_minimum=0))
 
@@ -821,7 +854,6 @@ def award_vp(g, values: list[int]) -> list[int]:
         v = values[humans[0]]
         out[humans[0]] = top if v >= high else middle if v >= low else below
         return out
-    from .scoring import tier_split
     for q, vp in zip(humans, tier_split([values[q] for q in humans], D.AWARD_TIERS[len(humans)])):
         out[q] = vp
     return out
@@ -838,9 +870,9 @@ def invariant_errors(g) -> list[str]:
             out.append(f"Automa {p} holds Goods {pl.goods}")
         if len(pl.open_contracts) > 1:
             out.append(f"Automa {p} holds {len(pl.open_contracts)} contracts (at most one)")
-        if st[LEVEL] != level(g, p) or not 0 <= st[POINTER] < len(UNIT_CYCLE):
-            out.append(f"Automa {p} state {st} does not match its level / pointer range")
-        cards = pile(g, p, "pile") + pile(g, p, "discard") + pile(g, p, "removed") + [c for c in st[2:] if c]
+        if st.level != level(g, p) or not 0 <= st.pointer < len(UNIT_CYCLE):
+            out.append(f"Automa {p} state {st.to_list()[:4]} does not match its level / pointer range")
+        cards = st.pile + st.discard + st.removed + [c for c in (st.action, st.support) if c]
         expected = sorted(cid for cid, c in CARDS.items() if c.round <= g.round)
         if sorted(cards) != expected:
             out.append(f"Automa {p} cards {sorted(cards)} are not the cards of rounds 1-{g.round} {expected}")
@@ -854,7 +886,6 @@ def invariant_errors(g) -> list[str]:
 
 def _train_errors(g, p: int) -> list[str]:
     """§6.3: an Automa never has a Train (or Mini-train), never delivers, never claims a Milestone."""
-    from . import milestones as MS, trains as TR
     misc = g.misc
     out = []
     for key in (TR.AT, TR.MINI):
@@ -866,3 +897,43 @@ def _train_errors(g, p: int) -> list[str]:
     if MS.CLAIMS in misc and any(MS.claimed_by(g, k, p) for k in range(MS.NUM_SPOTS)):
         out.append(f"Automa {p} claimed a Milestone")
     return out
+
+
+@register
+class Automa(Module):
+    """The Automa, the physical game's solo opponent, as a module (hook points: ``engine/modules.py``):
+    it plays its own seats (``GameConfig.automa``)."""
+    name = NAME
+    record = AutomaState
+
+    def seats(self, config) -> tuple:
+        return config.automa_seats
+
+    def setup_seats(self, g) -> None:
+        setup_seats(g)
+
+    def setup_frames(self, g) -> list:
+        return starting_worker_frames(g)
+
+    def prepare_round(self, g) -> None:
+        preparation(g)
+
+    def take_turn(self, g, p: int) -> None:
+        take_turn(g, p)
+
+    def produce(self, g, p: int) -> None:
+        produce(g, p)                           # money instead of Goods (§4.1)
+
+    def first_worker_mask(self, g, p: int, unit: int, mask: int) -> int:
+        if g.misc.get(FM.MARKETS):              # away from Farmers markets
+            mask &= worker_market_mask(g)
+        return mask
+
+    def score_split(self, g, exports: list, settle: list, split: tuple) -> tuple:
+        return majorities(g, exports, settle) or split
+
+    def score_row(self, g, p: int, import_vp: int, export_vp: int, settle_vp: int) -> dict:
+        row = score_row(g, p, import_vp, export_vp, settle_vp)
+        if g.config.trains or g.config.milestones:
+            row.update(train_score_lines(g, p))
+        return row

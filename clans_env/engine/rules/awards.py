@@ -10,8 +10,10 @@ below its first threshold -4 VP, from it 0 VP, from its second threshold +4 VP.
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import define
 from .industria_scoring import own_units, settlement_sizes
 from .scoring import basic_in_stock, processed_in_stock, tier_split
+from .automa import award_vp as automa_award_vp
 
 AWARD = "award"
 
@@ -55,7 +57,6 @@ def award_vp(g) -> list[int]:
         return [0] * n
     values = [measure(g, p, tile) for p in range(n)]
     if g.config.automa:
-        from .automa import award_vp as automa_award_vp
         return automa_award_vp(g, values)
     if n == 1:
         low, high = D.AWARD_SOLO_THRESHOLDS[tile]
@@ -63,3 +64,7 @@ def award_vp(g) -> list[int]:
         v = values[0]
         return [top if v >= high else middle if v >= low else below]
     return tier_split(values, D.AWARD_TIERS[n])
+
+
+define("awards", "The Award tile (R1.3, R10) as a module (hook points: ``engine/modules.py``).",
+       setup=setup_award, award_vp=award_vp)

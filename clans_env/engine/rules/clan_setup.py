@@ -30,9 +30,8 @@ from .. import data as D
 from ..actions import CHOOSE, PASS
 from ..clans import NO_CLAN, clan_names, get_clan
 from ..state import K_AUCTION_BID, K_AUCTION_PICK, K_CLAN_PICK, K_FIRST_WORKER, K_HOOK, K_START_TILE
-from . import farmers_markets, solo, variable_prices
+from . import solo
 from .registry import apply_for, describe_for, hook, legal_for
-from .setup import give_starting_tile
 
 #: g.misc key: the clans on offer (parallel to g.tile_pool, the Starting tiles allocated to them)
 OFFER = "clan_offer"
@@ -57,10 +56,10 @@ def setup_players(g) -> None:
     tiles = list(range(len(D.STARTING_TILES)))
     rng.shuffle(tiles)
     # the seats that choose: all, or the players beside an Automa (it has no clan and no Starting tile)
-    choosers = [p for p in g.turn_order if p not in cfg.automa] if cfg.automa else g.turn_order
+    seats = g.hooks.engine_seats
+    choosers = [p for p in g.turn_order if p not in seats]
     n = len(choosers)
-    if cfg.automa:
-        from .automa import setup_seats
+    for setup_seats in g.hooks.setup_seats:
         setup_seats(g)
     if cfg.clans is not None:
         g.tile_pool = []
@@ -104,8 +103,9 @@ def assign_clan(g, p: int, name: str, tile: int) -> None:
 def first_worker_frames(g) -> list:
     """The first-Worker decisions in placement order (rulebook "Placing the First Workers")."""
     order = g.turn_order
-    if g.config.automa:                   # an Automa's starting Workers are placed by the engine
-        order = [p for p in order if p not in g.config.automa]
+    seats = g.hooks.engine_seats
+    if seats:                             # an Automa's starting Workers are placed by the engine
+        order = [p for p in order if p not in seats]
     seq = [(K_FIRST_WORKER, p) for p in order] + [(K_FIRST_WORKER, p) for p in reversed(order)]
     late = []
     for p in reversed(order):
@@ -118,12 +118,13 @@ def first_worker_frames(g) -> list:
 def setup_placements(g) -> list:
     """After the clans (or Starting tiles) are chosen: the Farmers markets (Industria, R1.6), then
     the first Workers, then the first Trains (R1.12, R1.13)."""
-    from . import trains
-    frames = farmers_markets.placement_frames(g)
-    if g.config.automa:                   # the Automas' starting Workers come before anyone else's
-        from .automa import starting_worker_frames
-        frames += starting_worker_frames(g)
-    return frames + first_worker_frames(g) + trains.placement_frames(g)
+    frames = []
+    for module_frames in g.hooks.setup_frames:    # the Automas' starting Workers: before anyone else's
+        frames += module_frames(g)
+    frames += first_worker_frames(g)
+    for module_frames in g.hooks.late_setup_frames:
+        frames += module_frames(g)
+    return frames
 
 
 @hook("clans_chosen")
@@ -256,13 +257,41 @@ def describe_auction_pick(g, frame) -> str:
     return f"You won the Clan Auction: choose a clan and its Starting tile: {_offers_text(g)}"
 
 
+# ---- Without Clans: Starting tile draft -------------------------------------------------------
+@legal_for(K_START_TILE)
+def legal_start_tile(g, frame) -> list:
+    return [CHOOSE + k for k in range(len(g.tile_pool))]
+
+
+@apply_for(K_START_TILE)
+def apply_start_tile(g, frame, action: int) -> None:
+    p = frame[1]
+    g.stack.pop()
+    tile = D.STARTING_TILES[g.tile_pool.pop(action - CHOOSE)]
+    give_starting_tile(g, p, tile)
+    # Without Clans: starting player £0, second £2, third £4, fourth £6
+    g.players[p].money += D.WITHOUT_CLANS_MONEY[g.turn_order.index(p)]
+
+
+@describe_for(K_START_TILE)
+def describe_start_tile(g, frame) -> str:
+    offers = ", ".join(f"choose:{k}=tile {D.STARTING_TILES[t].id} (£{D.STARTING_TILES[t].money})"
+                       for k, t in enumerate(g.tile_pool))
+    return f"Choose a Starting tile: {offers}"
+
+
+def give_starting_tile(g, p: int, tile: D.StartingTile) -> None:
+    pl = g.players[p]
+    pl.start_tile = tile.id
+    pl.money += tile.money
+    for i, q in enumerate(tile.goods):
+        pl.goods[i] += q
+
+
 # ---- Preparation ------------------------------------------------------------------------------
 def preparation_extras(g) -> None:
     """Variant-specific steps at the end of Preparation (after Merchants are retrieved)."""
     if g.num_players == 1:
         solo.preparation(g)
-    if g.config.automa:
-        from .automa import preparation
-        preparation(g)
-    if g.config.variable_prices:
-        variable_prices.preparation(g)
+    for prepare in g.hooks.after_prepare_round:   # R16.1's Market phase (from round 2)
+        prepare(g)

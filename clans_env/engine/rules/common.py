@@ -28,6 +28,14 @@ def reach(g, p: int) -> int:
     return r
 
 
+#: g.misc key: Industria's second units on spaces (R4), a flat list ``space, unit, owner`` per space
+#: (rules/stacking.py has the decisions that stack and move units)
+STACKED = "stacked"
+#: g.misc key: each seat's Train station space or -1 (Industria R13.15-R13.16; rules/trains.py); the
+#: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves
+STATION = "tr_station"
+
+
 def shipping_reach(g, p: int) -> int:
     """Spaces neighbouring or within Shipping reach of any of p's units, without a clan's reach for
     expanding: "within your reach" for what is no Expand (Industria: the Train station, R13.15, and
@@ -38,7 +46,7 @@ def shipping_reach(g, p: int) -> int:
     r = 0
     for s in bits(pl.spaces):
         r |= table[s]
-    st = g.misc.get("tr_station")
+    st = g.misc.get(STATION)
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as p's unit there
         r |= table[st[p]]
     return r
@@ -140,8 +148,7 @@ def notify_deploy(g, p: int, unit: int, space: int, mode: int) -> None:
 def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     """Take p's unit on ``space`` (of type ``unit`` when the space holds two, Industria R4.6) back to
     the Player board; returns its type. The other unit of a stacked space stays on it."""
-    if g.misc.get("stacked"):
-        from .stacking import remove_second, stacked_unit
+    if g.misc.get(STACKED):
         second = stacked_unit(g, space)
         if second >= 0:
             if unit == second:
@@ -162,7 +169,7 @@ def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     pl.spaces &= ~bit
     pl.units_left[unit] += 1
     pl.reach = -1
-    st = g.misc.get("tr_station")
+    st = g.misc.get(STATION)
     if st and space in st:               # Industria R13.16: the station stays; the space is its owner's only
         g.occupant[space] = -2
         g.occupied |= bit
@@ -187,7 +194,7 @@ def units_of(g, p: int, unit: int) -> int:
     for s in bits(g.players[p].spaces):
         if ua[s] == unit:
             out |= 1 << s
-    stacked = g.misc.get("stacked")
+    stacked = g.misc.get(STACKED)
     if stacked:
         for i in range(0, len(stacked), 3):
             if stacked[i + 1] == unit and stacked[i + 2] == p:
@@ -245,3 +252,44 @@ def pop_open_contract(g, p: int, box: int) -> int:
                 del below[i:i + 2]
                 break
     return cid
+
+
+def usable_port_slot(g, p: int, tile: int) -> int:
+    """Slot of Port ``tile`` if p may use it now (in play, unused, in reach), else -1."""
+    tiles = g.port_tiles
+    if tile not in tiles:
+        return -1
+    slot = tiles.index(tile)
+    if g.players[p].ports_used >> slot & 1 or not reach(g, p) >> g.topo.port_space[slot] & 1:
+        return -1
+    return slot
+
+
+def stacked_unit(g, space: int) -> int:
+    """The second unit on ``space``, or -1."""
+    st = g.misc.get(STACKED)
+    if st:
+        for i in range(0, len(st), 3):
+            if st[i] == space:
+                return st[i + 1]
+    return -1
+
+
+def place_second(g, p: int, unit: int, space: int) -> None:
+    """Deploy p's ``unit`` onto ``space`` beside p's unit there (R4.1-R4.3): never a third."""
+    if g.occupant[space] != p or stacked_unit(g, space) >= 0:
+        raise AssertionError(f"space {space} cannot take a second unit of player {p}")
+    g.misc[STACKED] = g.misc.get(STACKED, []) + [space, unit, p]
+    g.players[p].units_left[unit] -= 1
+
+
+def remove_second(g, p: int, space: int) -> int:
+    st = list(g.misc[STACKED])
+    for i in range(0, len(st), 3):
+        if st[i] == space:
+            unit = st[i + 1]
+            del st[i:i + 3]
+            g.misc[STACKED] = st
+            g.players[p].units_left[unit] += 1
+            return unit
+    raise AssertionError(f"no second unit on space {space}")

@@ -5,7 +5,6 @@ from .. import data as D
 from ..actions import CHOOSE, DONE, TAKE_CONTRACT
 from ..state import K_BUILDING_BONUS
 from .common import contract_capacity_left
-from .refill_board import REFILL, take_leftmost
 from .registry import apply_for, describe_for, hook, legal_for
 
 
@@ -63,11 +62,19 @@ def apply_take_contract(g, p: int, slot: int) -> None:
 BUILDING_BONUS_DRAW = 0
 
 
+def contract_source(g):
+    """The face-up contracts drawn before the pile (a module's: the refill board), or None: the pile."""
+    source = None
+    for hook_fn in g.hooks.contract_source:
+        source = hook_fn(g)
+    return source
+
+
 def building_bonus_available(g, p: int) -> bool:
     if contracts_left_this_turn(g, p) <= 0:
         return False
-    refill = g.misc.get(REFILL)
-    return bool(refill) if refill is not None else bool(g.pile)
+    source = contract_source(g)
+    return bool(source) if source is not None else bool(g.pile)
 
 
 @hook("building_bonus")
@@ -84,8 +91,10 @@ def start_building_bonus(g, p: int) -> None:
 def draw_building_bonus(g, p: int, take: int) -> None:
     """Draw from the top of the pile, or with Industria's refill board its leftmost contracts (R9.3)."""
     k = g.clans[p].building_bonus_draw
-    if REFILL in g.misc:
-        drawn = tuple(take_leftmost(g, k))
+    source = contract_source(g)
+    if source is not None:
+        drawn = tuple(source[:k])
+        del source[:k]
         g.stack.append((K_BUILDING_BONUS, p, drawn, take, 0))
         return
     drawn = tuple(g.pile[:k])

@@ -22,6 +22,7 @@ MacEwen, Fraser, MacLeod) and count toward the turn's fulfilments.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Callable, NamedTuple
 
 from .. import data as D
@@ -32,6 +33,17 @@ from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
 from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
+from . import train_core as TR
+from ..board import cube_to_offset, offset_to_cube
+from ..state import K_PORT_PRICE
+from .common import RESERVED
+from .contracts import building_bonus_available, obtain_cost, start_building_bonus
+from .expand import deployed
+from .fulfil import apply_fulfil, can_fulfil, ignore_port_usable
+from .industria_ports import usable_slot
+from .market import do_trade
+from .stacking import movable_units, start_moves
+from .upgrades import legal_bonus_upgrade
 
 PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["bread"]: D.GOOD_INDEX["grain"],
                 D.GOOD_INDEX["whisky"]: D.GOOD_INDEX["grain"]}
@@ -41,7 +53,6 @@ PROCESS_FROM = {D.GOOD_INDEX["cheese"]: D.GOOD_INDEX["milk"], D.GOOD_INDEX["brea
 def port16_slot(g, p: int) -> int:
     if not g.config.trains or 16 not in g.port_tiles:
         return -1
-    from .industria_ports import usable_slot
     return usable_slot(g, p, 16)
 
 
@@ -62,7 +73,6 @@ def demand_payments(g, p: int, tile: int) -> list[tuple[tuple[int, ...], bool]]:
         basics = [i for i in D.BASIC_GOODS for _ in range(need[i])]
         if basics:                              # 2 less Basic goods (fewer if the tile has fewer)
             k = min(TM.PORT16_LESS_BASIC, len(basics))
-            import itertools
             for combo in set(itertools.combinations(basics, k)):
                 v = list(need)
                 for i in combo:
@@ -76,7 +86,6 @@ def demand_payments(g, p: int, tile: int) -> list[tuple[tuple[int, ...], bool]]:
 
 def start_delivery(g, p: int, loc: int) -> None:
     """R13.9-R13.13 at ``loc`` (the Train has moved there)."""
-    from . import trains as TR
     _, tile = TR.demand_spot_tile(g, loc)
     opts = demand_payments(g, p, tile)
     if len(opts) == 1:
@@ -86,7 +95,6 @@ def start_delivery(g, p: int, loc: int) -> None:
 
 
 def pay_demand(g, p: int, loc: int, k: int) -> None:
-    from . import trains as TR
     spot, tile = TR.demand_spot_tile(g, loc)
     goods, port = demand_payments(g, p, tile)[k]
     pl = g.players[p]
@@ -211,7 +219,6 @@ def skip_spaces(g, p: int, where: str) -> int:
 
 def _within_distance(board, s: int, k: int) -> int:
     """The spaces within hex distance k of space s (the cells of the hexagon of radius k around it)."""
-    from ..board import cube_to_offset, offset_to_cube
     index = _INDEX_CACHE.get(board.sides)
     if index is None:
         index = _INDEX_CACHE[board.sides] = {rc: t for t, rc in enumerate(board.rowcol) if rc is not None}
@@ -241,7 +248,6 @@ def reserve_targets(g, p: int) -> int:
 
 def free_buy_boxes(g, p: int) -> list[int]:
     """Tile 22: contracts that up to 2 free Goods (of those the contract needs) make fulfillable."""
-    from .fulfil import can_fulfil, ignore_port_usable
     pl = g.players[p]
     n = TM.DELIVERY_PARTS[22][0]["amount"]
     clan = g.clans[p]
@@ -299,7 +305,6 @@ def _take_goods(g, p: int, part: dict) -> None:
 
 
 def _upgrade_possible(g, p: int, part: dict) -> bool:
-    from .upgrades import legal_bonus_upgrade
     return bool(legal_bonus_upgrade(g, (K_BONUS_UPGRADE, p)))
 
 
@@ -326,27 +331,22 @@ def _take_whisky_money(g, p: int, part: dict) -> None:
 
 
 def _moves_possible(g, p: int, part: dict) -> bool:
-    from .stacking import movable_units
     return bool(movable_units(g, p))
 
 
 def _take_moves(g, p: int, part: dict) -> None:
-    from .stacking import start_moves
     start_moves(g, p, part["count"])
 
 
 def _building_bonus_possible(g, p: int, part: dict) -> bool:
-    from .contracts import building_bonus_available
     return building_bonus_available(g, p)
 
 
 def _take_building_bonus(g, p: int, part: dict) -> None:
-    from .contracts import start_building_bonus
     start_building_bonus(g, p)
 
 
 def _fulfil_imports_possible(g, p: int, part: dict) -> bool:
-    from .fulfil import can_fulfil
     return any(can_fulfil(g, p, c) for c in g.players[p].open_contracts)
 
 
@@ -454,7 +454,6 @@ PRICE_PORT_TILE = 6
 
 def sell_port_slot(g, p: int) -> int:
     """Slot of Port tile 6 if p may use it now, before bonus 20's sale (in reach, unused), else -1."""
-    from .industria_ports import usable_slot
     return usable_slot(g, p, PRICE_PORT_TILE) if g.port_tiles else -1
 
 
@@ -494,7 +493,6 @@ def stack_boxes(g, p: int, placed: tuple) -> list[int]:
 
 def stack_slots(g, p: int, placed: tuple) -> list[int]:
     """Tile 16: the Export board's contracts p may take now (paying the normal cost, contracts.obtain_cost)."""
-    from .contracts import obtain_cost
     if not stack_boxes(g, p, placed) or g.players[p].money < obtain_cost(g, p):
         return []
     return [k for k, c in enumerate(g.display) if c >= 0]
@@ -503,7 +501,6 @@ def stack_slots(g, p: int, placed: tuple) -> list[int]:
 def stack_contract(g, p: int, slot: int, box: int) -> None:
     """Tile 16: take the contract in display ``slot`` at the normal cost onto ``box``: an empty box, or on
     top of the box's contract, which waits under it until the top one is fulfilled (common.pop_open_contract)."""
-    from .contracts import obtain_cost
     pl = g.players[p]
     cid = g.display[slot]
     g.display[slot] = -1
@@ -592,7 +589,6 @@ class PayDemand(Step):
     name, text = "pay", "pay the Demand (choose:<way>; Port tile 16 may lower it)"
 
     def legal(self, g, frame):
-        from . import trains as TR
         _, tile = TR.demand_spot_tile(g, frame[3])
         return [CHOOSE + k for k in range(len(demand_payments(g, frame[1], tile)))]
 
@@ -645,7 +641,6 @@ class Deploy(UnitSpaceStep):
         return deploy_targets(g, frame[1], unit, where, pay_unit, pay_land)
 
     def at_space(self, g, frame, unit, s):
-        from .expand import deployed
         p = frame[1]
         _, pay_unit, pay_land, _ = DEPLOY_RULES[frame[3]]
         g.players[p].money -= (g.clans[p].unit_cost(g, p, unit) if pay_unit else 0) + \
@@ -675,7 +670,6 @@ class Reserve(UnitSpaceStep):
         return reserve_targets(g, frame[1])
 
     def at_space(self, g, frame, unit, s):           # the Merchant reserves it: blocked for the others (Q34)
-        from .common import RESERVED
         p = frame[1]
         pl = g.players[p]
         pl.money -= g.topo.cost[s]
@@ -865,12 +859,10 @@ class Sell(Step):
     def apply(self, g, frame, action):
         p = frame[1]
         if USE_PORT <= action < MARKET_AREA:       # Port tile 6 first (R19.4), then the sale
-            from ..state import K_PORT_PRICE
             g.players[p].ports_used |= 1 << (action - USE_PORT)
             g.stack.append(frame)
             g.stack.append((K_PORT_PRICE, p))
             return
-        from .market import do_trade
         good, d, qty = decode_trade(action)
         g.stack.append((K_HOOK, p, "sell_extra", good, units_for_sale(g, p, good)))
         do_trade(g, p, good, d, qty, limit=_SELL_PART["amount"])   # at most 4 units (Douglas: 2 per Merchant)
@@ -904,12 +896,10 @@ class FulfilImports(Step):
     name, text = "fulfil", "fulfil an Export contract (fulfil:<box>)"
 
     def legal(self, g, frame):
-        from .fulfil import can_fulfil
         p = frame[1]
         return [FULFIL + b for b, c in enumerate(g.players[p].open_contracts) if can_fulfil(g, p, c)]
 
     def apply(self, g, frame, action):
-        from .fulfil import apply_fulfil
         p = frame[1]
         pl = g.players[p]
         cid = pl.open_contracts[action - FULFIL]
@@ -933,7 +923,6 @@ class FreeBuy(Step):
         out = []
         if len(bought) < TM.DELIVERY_PARTS[22][0]["amount"]:
             out = [GOOD + i for i, q in enumerate(need) if q > bought.count(i)]
-        from .fulfil import can_fulfil
         saved = pl.goods[:]
         for i in bought:
             pl.goods[i] += 1
@@ -950,7 +939,6 @@ class FreeBuy(Step):
         elif action != DONE:
             push_step(g, p, "free_buy", box, bought + (action - GOOD,))
         else:                                      # the free "buy" (prices move, a Trade), then the Fulfil
-            from .fulfil import apply_fulfil
             pl = g.players[p]
             for i in sorted(set(bought)):
                 q = bought.count(i)

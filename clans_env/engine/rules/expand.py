@@ -10,7 +10,6 @@ from ..topology import bits
 from .common import (RESERVED, affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
                      reserved_by)
 from .contracts import building_bonus_available, start_building_bonus
-from .farmers_markets import sale_options, triggered_markets
 from .market import neighbourhood_goods
 from .registry import apply_for, describe_for, has_legal_for, hook, legal_for
 
@@ -64,9 +63,8 @@ def first_worker_targets(g, p: int, unit: int) -> int:
     if g.players[p].units_left[unit] <= 0:
         return 0
     mask = g.topo.unit_mask[unit] & ~g.occupied & affordable_spaces(g, p, unit, False)
-    if g.config.automa and g.misc.get("markets"):     # the Automa game: away from Farmers markets
-        from .automa import worker_market_mask
-        mask &= worker_market_mask(g)
+    for restrict in g.hooks.first_worker_mask:       # the Automa game: away from Farmers markets
+        mask = restrict(g, p, unit, mask)
     return mask & g.clans[p].first_worker_spaces(g, p, unit)
 
 
@@ -150,8 +148,8 @@ def expansion_bonuses(g, p: int, unit: int, space: int, neighbourhood: bool = Tr
     Industria's Farmers markets also each market neighbouring the space, R3.2)."""
     nb = neighbourhood_goods(g, p, space) if (neighbourhood and g.num_players > 1) else 0
     building = building_bonus_triggered(g, p, unit)
-    if g.config.farmers_markets:
-        markets = triggered_markets(g, p, space)
+    for triggered in g.hooks.deployment_markets:
+        markets = triggered(g, p, space)
         if markets:
             offer_bonuses(g, p, nb, markets, building)
             return
@@ -187,7 +185,9 @@ def offer_bonuses(g, p: int, nb: int, markets: tuple, building: bool) -> None:
 @hook("bonus_menu")
 def bonus_menu_rest(g, p: int, nb: int, markets: tuple, building: int) -> None:
     """After one bonus of the menu: the rest (markets p can no longer sell at drop out)."""
-    offer_bonuses(g, p, nb, tuple(s for s in markets if sale_options(g, p, s)), bool(building))
+    for sellable in g.hooks.sellable_markets:
+        markets = sellable(g, p, markets)
+    offer_bonuses(g, p, nb, markets, bool(building))
 
 
 @legal_for(K_BONUS_MENU)

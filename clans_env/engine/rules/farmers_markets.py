@@ -21,8 +21,9 @@ State: ``g.misc["markets"]`` is a flat list, five ints per market in play:
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import Module, register
 from ..actions import DONE, MAX_TRADE_QTY, SELL, SPACE, TRADE, decode_trade
-from ..state import K_MARKET_PLACE, K_MARKET_SELL
+from ..state import K_HOOK, K_MARKET_PLACE, K_MARKET_SELL
 from ..topology import bits
 from .market import do_trade
 from .registry import apply_for, describe_for, legal_for
@@ -30,6 +31,8 @@ from .registry import apply_for, describe_for, legal_for
 #: occupant value of a space holding a Farmers market (neutral blocks are -2)
 MARKET = -3
 MARKETS = "markets"
+#: the K_HOOK step that places the market of a seat the engine plays (rules/automa.py registers it)
+ENGINE_MARKET = "automa_market"
 DEAL = "market_deal"
 FIELDS = 5
 
@@ -46,11 +49,21 @@ def placement_frames(g) -> list:
     """R1.6 / R1.7: the placements, in reverse turn order, in the order they are decided."""
     if not g.config.farmers_markets:
         return []
-    frames = [(K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
-    if g.config.automa:                 # the Automa's own market is placed by the engine (rules/automa.py)
-        from .automa import market_frames
-        frames = market_frames(g, frames)
-    return frames
+    seats = g.hooks.engine_seats            # the Automa's own market is placed by the engine (rules/automa.py)
+    return [(K_HOOK, p, ENGINE_MARKET) if p in seats else (K_MARKET_PLACE, p) for p in reversed(g.turn_order)]
+
+
+def market_module_mask(g) -> int:
+    """Spaces of the modules where the next Farmers market may go: 2 players in total, modules A and C
+    or B and D (the diagonal partner of the first market's module); otherwise a module without one."""
+    module = g.board.module
+    used = {module[s] for s in market_spaces(g)}
+    if g.num_players == 2 and used:
+        first = next(iter(used))
+        allowed = {(first + 2) % 4} - used
+    else:
+        allowed = set(range(4)) - used
+    return sum(1 << s for s in range(g.board.num_spaces) if module[s] in allowed)
 
 
 def market_spaces(g) -> list[int]:
@@ -67,8 +80,7 @@ def placement_targets(g) -> int:
         mask &= ~(1 << s)
         for t in adjacent[s]:
             mask &= ~(1 << t)
-    if g.config.automa and mask:        # the Automa game's modules for markets (rules/automa.py)
-        from .automa import market_module_mask
+    if g.hooks.engine_seats and mask:   # the Automa game's modules for markets (rules/automa.py)
         mask = (mask & market_module_mask(g)) or mask
     return mask
 
@@ -183,3 +195,24 @@ def describe_market_sell(g, frame) -> str:
     goods = "/".join(f"{D.GOODS[x]} (+£{D.MARKET_BONUS[x]})" for x in uncovered_goods(g, space))
     return (f"Farmers market on {g.board.label[space]}: sell up to {D.MARKET_MAX_SELL} {goods} at the market price "
             f"plus the bonus (trade:sell:<good>:<qty>), or done")
+
+
+@register
+class FarmersMarkets(Module):
+    """Farmers markets and the Passing bonus overlay as a module (hook points: ``engine/modules.py``)."""
+    name = "farmers_markets"
+
+    def setup(self, g) -> None:
+        deal_markets(g)
+
+    def setup_frames(self, g) -> list:
+        return placement_frames(g)
+
+    def passing_bonus(self, g, p: int, bonus: int) -> int:
+        return bonus - D.PASSING_OVERLAY            # R1.4, R8.1
+
+    def deployment_markets(self, g, p: int, space: int) -> tuple:
+        return triggered_markets(g, p, space)
+
+    def sellable_markets(self, g, p: int, markets: tuple) -> tuple:
+        return tuple(s for s in markets if sale_options(g, p, s))

@@ -6,8 +6,7 @@ from .. import data as D
 from ..actions import CHOOSE, FULFIL, SPACE, USE_PORT
 from ..state import K_BONUS_UPGRADE, K_EXPORT_BONUS, K_FREE_SPACE, K_HOOK, K_PORT_IGNORE, K_SLAUGHTER
 from ..topology import bits
-from .common import pop_open_contract, reach, remove_unit, units_of
-from . import industria_ports
+from .common import pop_open_contract, reach, remove_unit, units_of, usable_port_slot
 from .registry import apply_for, describe_for, hook, legal_for
 
 MEAT_PORT_TILE = 1
@@ -39,7 +38,7 @@ IGNORE_PORT_TILE = 10      # Industria: "Ignore 1 required Processed good when f
 
 def ignore_port_usable(g, p: int) -> bool:
     tiles = g.port_tiles
-    return (IGNORE_PORT_TILE in tiles and industria_ports.usable_slot(g, p, IGNORE_PORT_TILE) >= 0) or \
+    return (IGNORE_PORT_TILE in tiles and usable_port_slot(g, p, IGNORE_PORT_TILE) >= 0) or \
         g.clans[p].fulfil_tile(g, p, IGNORE_PORT_TILE)
 
 

@@ -27,21 +27,18 @@ from ..actions import CHOOSE, DONE, EXPAND, FULFIL, GOOD, SPACE
 from ..state import (K_BONUS_UPGRADE, K_HOOK, K_PORT_DEPLOY, K_PORT_DISCARD4, K_PORT_FIELD, K_PORT_FULFIL,
                      K_PORT_IGNORE, K_PORT_TECH)
 from ..topology import bits
+from ..modules import Module, register
 from .common import place_unit, pop_open_contract, reach, replace_unit, units_of
+from .common import usable_port_slot as usable_slot
+from .registry import PORT_TILES
+from .upgrades import merchant_upgrades
 from .registry import apply_for, describe_for, legal_for
+from .expand import deployed
+from .fulfil import finish_fulfil
+from .stacking import movable_units, stack_animal_targets, start_moves, start_stack_animal
+from .train_core import DELIV, STATION_AFTER_TRACK, take_track_marker
 
 T = D.PORT_INDUSTRIA
-
-
-def usable_slot(g, p: int, tile: int) -> int:
-    """Slot of Port ``tile`` if p may use it now (in play, unused, in reach), else -1."""
-    tiles = g.port_tiles
-    if tile not in tiles:
-        return -1
-    slot = tiles.index(tile)
-    if g.players[p].ports_used >> slot & 1 or not reach(g, p) >> g.topo.port_space[slot] & 1:
-        return -1
-    return slot
 
 
 def applicable(g, p: int, tile: int) -> bool:
@@ -49,7 +46,6 @@ def applicable(g, p: int, tile: int) -> bool:
     if tile == 10:
         return False                                   # only inside a Fulfil (fulfil.py)
     if tile == 11:
-        from .stacking import stack_animal_targets
         return any(stack_animal_targets(g, p, u) for u in D.ANIMALS)
     if tile == 12:
         return pl.units_left[D.FIELD] > 0 and any(units_of(g, p, f) for f in D.FACTORIES)
@@ -62,10 +58,8 @@ def applicable(g, p: int, tile: int) -> bool:
     if tile == 16 and g.config.trains:
         return False                                   # Train half: used inside a delivery (deliveries.py)
     if tile == 17 and g.config.trains:                 # Train half: the leftmost Delivery-track marker (R13.18)
-        from .trains import DELIV, STATION_AFTER_TRACK
         return g.misc[DELIV][p] < STATION_AFTER_TRACK
     if tile == 16:
-        from .stacking import movable_units
         return bool(movable_units(g, p))
     if tile == 17:
         return bool(factory_types(g, p))
@@ -77,7 +71,6 @@ def applicable(g, p: int, tile: int) -> bool:
 def resolve(g, p: int, tile: int) -> None:
     pl = g.players[p]
     if tile == 11:
-        from .stacking import start_stack_animal
         start_stack_animal(g, p)
     elif tile == 12:
         g.stack.append((K_PORT_FIELD, p))
@@ -89,10 +82,8 @@ def resolve(g, p: int, tile: int) -> None:
         for _ in range(T["tile15_upgrades"]):
             g.stack.append((K_BONUS_UPGRADE, p, "merchant"))
     elif tile == 17 and g.config.trains:
-        from .trains import take_track_marker
         take_track_marker(g, p)
     elif tile == 16:
-        from .stacking import start_moves
         start_moves(g, p, T["tile16_moves"])
     elif tile == 17:
         g.stack.append((K_PORT_DEPLOY, p, -1))
@@ -126,7 +117,6 @@ def legal_port_ignore(g, frame) -> list:
 
 @apply_for(K_PORT_IGNORE)
 def apply_port_ignore(g, frame, action: int) -> None:
-    from .fulfil import finish_fulfil
     _, p, box = frame
     g.stack.pop()
     if action == DONE:
@@ -222,15 +212,6 @@ def describe_port_discard4(g, frame) -> str:
     return f"Port tile 14: discard a Processed good ({frame[2]} still to discard, then £{T['tile14_money']})"
 
 
-# ---- 15: Merchant upgrades (K_BONUS_UPGRADE frames marked "merchant"; upgrades.py) -----------------
-def merchant_upgrades(g, p: int) -> list[int]:
-    from ..actions import HIRE_MERCHANT, MARKET_AREA
-    pl = g.players[p]
-    out = [HIRE_MERCHANT] if pl.merchants_board > 0 else []
-    out += [MARKET_AREA + area for area, n in enumerate(pl.merchants_market) if n]
-    return out
-
-
 # ---- 17: deploy a factory paying only the land cost ------------------------------------------------
 def factory_targets(g, p: int, unit: int) -> int:
     """Where p may deploy ``unit`` with tile 17: Expand targets whose land cost p can pay."""
@@ -259,7 +240,6 @@ def legal_port_deploy(g, frame) -> list:
 
 @apply_for(K_PORT_DEPLOY)
 def apply_port_deploy(g, frame, action: int) -> None:
-    from .expand import deployed
     _, p, unit = frame
     g.stack.pop()
     if unit < 0:
@@ -295,3 +275,20 @@ def apply_port_fulfil(g, frame, action: int) -> None:
 @describe_for(K_PORT_FULFIL)
 def describe_port_fulfil(g, frame) -> str:
     return f"Port tile 18 (paid £{T['tile18_cost']}): choose the contract to fulfil without Goods or Meat (fulfil:<box>)"
+
+
+for _tile in D.PORT_TILES_INDUSTRIA:
+    PORT_TILES[_tile] = (applicable, resolve)
+
+
+@register
+class IndustriaTiles(Module):
+    """Port tiles 10-18 and Scoring tiles 10-18 in the random pools (R1.2, R11, R12); their rules
+    register in ``registry.PORT_TILES`` (here) and ``registry.SCORING_TILES`` (industria_scoring.py)."""
+    name = "industria_tiles"
+
+    def port_tile_pool(self, g) -> tuple:
+        return tuple(D.PORT_TILES_INDUSTRIA)
+
+    def scoring_tile_pool(self, g) -> tuple:
+        return tuple(D.SCORING_TILES_INDUSTRIA)

@@ -12,6 +12,8 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
+from .common import STACKED, STATION
+from .registry import SCORING_TILES
 from .scoring import goods_in_stock, settlements
 
 #: a producer and the factory it feeds (tile 13: Cow + Cheese dairy, Field + Bakery, Field + Distillery)
@@ -22,7 +24,7 @@ def own_units(g, p: int) -> list[tuple[int, int]]:
     """(space, unit) for every unit of p on the map, a second unit on a space included."""
     ua = g.unit_at
     out = [(s, ua[s]) for s in bits(g.players[p].spaces)]
-    stacked = g.misc.get("stacked")
+    stacked = g.misc.get(STACKED)
     if stacked:
         for i in range(0, len(stacked), 3):
             if stacked[i + 2] == p:
@@ -111,7 +113,7 @@ def settlement_sizes(g, p: int) -> list[int]:
     does p's Train station ("counts as one of your units on that space", R13.16; Q17: with an opponent's
     unit it is "a 1-unit Settlement of yours")."""
     units = own_units(g, p)
-    st = g.misc.get("tr_station")
+    st = g.misc.get(STATION)
     station = st[p] if st else -1
     return [sum(1 for s, _ in units if comp >> s & 1) + (1 if station >= 0 and comp >> station & 1 else 0)
             for comp in settlements(g, p)]
@@ -155,3 +157,7 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
     if tile == 18:
         return per * sum(1 for n in settlement_sizes(g, p) if n == D.TILE18_UNITS)
     raise ValueError(f"unknown scoring tile {tile}")
+
+
+for _tile in D.SCORING_TILES_INDUSTRIA:
+    SCORING_TILES[_tile] = scoring_tile_glory

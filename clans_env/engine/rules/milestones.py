@@ -17,12 +17,14 @@ from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
 from ..topology import bits
+from .common import STACKED, STATION
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
+from . import train_core as TR
+from .train_core import DEMAND, MARKERS, train_players
 
 MS, CLAIMS, CLAIM_ROUND = "tr_ms", "tr_claims", "tr_claim_round"
-MARKERS, DEMAND = "tr_markers", "tr_demand"       # the Milestone markers in stock; the Demand tiles (trains.py)
 #: the main decision's index for "Claim a Milestone" (R2.7, R13.19)
 CLAIM_ACTION = CHOOSE + 30
 NUM_SPOTS = 4
@@ -49,7 +51,6 @@ def setup_milestones(g) -> None:
 
 def setup_variant(g) -> None:
     """R16.2-R16.4: the Milestone variants without the Train module."""
-    from . import trains as TR
     setup_milestones(g)
     n = g.num_players
     if variant(g) == "variant_a":
@@ -58,15 +59,14 @@ def setup_variant(g) -> None:
     pile = list(TM.DEMAND_TILES)                    # R16.4
     g.rng.shuffle(pile)
     g.misc[TR.DEMAND] = [pile.pop(0) for _ in range(NUM_SPOTS)]
-    g.misc[TR.REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
+    g.misc[TR.DEMAND_REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
     g.misc[TR.PILE] = pile
 
 
 def preparation_variant_b(g) -> None:
     """R16.4: every Preparation but the first, all Demand tiles beside the Milestones are replaced from the
     refill track, which is replenished as normal."""
-    from . import trains as TR
-    demand, refill, pile = g.misc[TR.DEMAND], g.misc[TR.REFILL], g.misc[TR.PILE]
+    demand, refill, pile = g.misc[TR.DEMAND], g.misc[TR.DEMAND_REFILL], g.misc[TR.PILE]
     for s in range(NUM_SPOTS):
         demand[s] = refill.pop(0) if refill else 0
     while len(refill) < TM.REFILL_SLOTS[4] and pile:
@@ -109,7 +109,7 @@ def _station(g, p: int) -> int:
     """p's Train station space, or -1. R13.16: it "counts as one of your units on that space", so the
     Milestones about spaces with p's units (7, 13) and about p's units on the map (11, 12) count it; it is
     neither deployed nor of a unit type, so 8, 9 and 10 do not (T7)."""
-    st = g.misc.get("tr_station")
+    st = g.misc.get(STATION)
     return st[p] if st else -1
 
 
@@ -167,8 +167,8 @@ def layout_key(g, p: int) -> tuple:
     spaces (Industria stacking, everyone's: a superset is still exact), p's Train station."""
     spaces = g.players[p].spaces
     ua = g.unit_at
-    stacked = g.misc.get("stacked")
-    st = g.misc.get("tr_station")
+    stacked = g.misc.get(STACKED)
+    st = g.misc.get(STATION)
     return (g.topo, g.board, spaces, tuple([ua[s] for s in bits(spaces)]), tuple(stacked) if stacked else (),
             st[p] if st else -1)
 
@@ -294,7 +294,6 @@ def legal_milestone(g, frame) -> list:
 def apply_milestone(g, frame, action: int) -> None:
     """R13.21: the marker goes on the highest free scoring spot (1st, 2nd, ...); the City or Tunnel is
     unlocked for p (trains.city_open / tunnel_open ask ``claimed_by``)."""
-    from . import trains as TR
     p = frame[1]
     g.stack.pop()
     k = action - CHOOSE
@@ -321,7 +320,6 @@ def describe_milestone(g, frame) -> str:
 def milestone_vp(g) -> list[int]:
     """R14.3/R14.4 by the number of players who play the Milestones (an Automa claims none, automa.md
     §6.3); one player, alone or against Automas: by the round of the claim (R17.2/R17.4; A14)."""
-    from .trains import train_players
     n = g.num_players
     out = [0] * n
     if not active(g):

@@ -13,12 +13,10 @@ from ..state import (K_BONUS_UPGRADE, K_EXCHANGE_FROM, K_EXCHANGE_TO, K_PORT_COP
                      K_PORT_PRICE, K_POST_MAIN, PLACE_EXCHANGE)
 from ..topology import UNIT_LAND, bits
 from .common import move_price, notify_deploy, reach, replace_unit
-from . import industria_ports
 from .contracts import building_bonus_available, start_building_bonus
 from .expand import building_bonus_triggered, offer_bonuses
-from .farmers_markets import triggered_markets
 from .market import neighbourhood_goods
-from .registry import apply_for, describe_for, legal_for
+from .registry import PORT_TILES, apply_for, describe_for, legal_for
 
 
 def tile_applicable(g, p: int, tile: int, copying: bool = False) -> bool:
@@ -37,8 +35,16 @@ def tile_applicable(g, p: int, tile: int, copying: bool = False) -> bool:
             return False
         return bool(copy_targets(g, p))
     if tile >= 10:
-        return industria_ports.applicable(g, p, tile)
+        return PORT_TILES[tile][0](g, p, tile)          # a module's tile (Industria 10-18)
     return True                            # 4, 5, 6, 8 always do something
+
+
+def port_tile_pool(g) -> list[int]:
+    """The configuration's Port tiles, in number order (Kickstarter's tile 9, a module's: Industria 10-18)."""
+    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if g.config.kickstarter else [])
+    for extra in g.hooks.port_tile_pool:
+        pool += extra(g)
+    return pool
 
 
 def port_options(g, p: int, out: list) -> None:
@@ -80,7 +86,7 @@ def resolve_tile(g, p: int, tile: int) -> None:
         pl.money -= D.PORT9_COST
         g.stack.append((K_PORT_COPY, p))
     elif tile >= 10:
-        industria_ports.resolve(g, p, tile)
+        PORT_TILES[tile][1](g, p, tile)
     else:  # pragma: no cover
         raise AssertionError(f"port tile {tile} has no effect here")
 
@@ -260,16 +266,16 @@ def exchange_finished(g, p: int, olds: tuple, news: tuple) -> None:
     bonus of the new units' spaces and each Farmers market neighbouring them apply too, in the
     player's order (one Neighbourhood decision for both spaces: its limit is per Good and turn)."""
     building = any(building_bonus_triggered(g, p, u) for u in news)
-    if g.config.industria_modules:
+    if g.hooks.industria:
         spaces = [s for s, _ in olds]
         nb = 0
         if g.num_players > 1:
             for s in spaces:
                 nb |= neighbourhood_goods(g, p, s)
         markets: tuple = ()
-        if g.config.farmers_markets:
+        for triggered in g.hooks.deployment_markets:
             for s in spaces:
-                markets += tuple(m for m in triggered_markets(g, p, s) if m not in markets)
+                markets += tuple(m for m in triggered(g, p, s) if m not in markets)
         offer_bonuses(g, p, nb, markets, building)
     elif building:
         start_building_bonus(g, p)

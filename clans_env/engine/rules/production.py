@@ -21,9 +21,9 @@ def start_production(g) -> None:
 @hook("produce")
 def produce(g, p: int) -> None:
     """1. Each Worker earns money. 2. Sheep 1 Wool, Cow 1 Milk, Field 2 Grain."""
-    if g.config.automa and p in g.config.automa:
-        from .automa import produce as automa_produce
-        automa_produce(g, p)                 # money instead of Goods
+    if p in g.hooks.engine_seats:
+        for module_produce in g.hooks.produce:   # the Automa: money instead of Goods
+            module_produce(g, p)
         return
     clan = g.clans[p]
     clan.at_production_start(g, p)

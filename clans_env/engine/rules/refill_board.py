@@ -14,29 +14,35 @@ Bonus"; rules R1.1, R2.1, R9.1-R9.3 of docs/rules-index.md).
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import Module, register
 
-REFILL = "refill"
+#: g.misc key: the refill board's face-up contracts, leftmost first (not the Train map's Demand refill area,
+#: train_core.DEMAND_REFILL)
+CONTRACT_REFILL = "refill"
 
 
 def top_up(g) -> None:
     """Fill the refill board's empty slots (on the right) from the top of the draw pile."""
-    board = list(g.misc.get(REFILL, []))
+    board = list(g.misc.get(CONTRACT_REFILL, []))
     need = D.REFILL_SLOTS - len(board)
     board += g.pile[:need]
     del g.pile[:need]
-    g.misc[REFILL] = board
+    g.misc[CONTRACT_REFILL] = board
     if g.pile_known > len(g.pile):
         g.pile_known = len(g.pile)
 
 
-def take_leftmost(g, k: int) -> list[int]:
-    """Remove and return the leftmost ``k`` contracts of the refill board (the rest slides left)."""
-    board = g.misc[REFILL]
-    taken = board[:k]
-    g.misc[REFILL] = board[k:]
-    return taken
+@register
+class RefillBoard(Module):
+    """The refill board as a module (hook points: ``engine/modules.py``)."""
+    name = "refill_board"
 
+    def setup(self, g) -> None:
+        top_up(g)                                   # R1.1
 
-def source_empty(g) -> bool:
-    """Whether the Building bonus would draw nothing."""
-    return not g.misc[REFILL]
+    def contract_source(self, g):
+        return g.misc.get(CONTRACT_REFILL)          # None until setup filled it
+
+    def display_refilled(self, g) -> None:
+        if CONTRACT_REFILL in g.misc:               # R2.1 (not in setup: R1.1 fills it after the Export board)
+            top_up(g)

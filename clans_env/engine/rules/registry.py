@@ -59,3 +59,10 @@ def hook(name: str):
         HOOKS[name] = fn
         return fn
     return deco
+
+
+#: Port tiles a module adds to the pool (Industria 10-18): tile -> (applicable(g, p, tile) -> bool,
+#: resolve(g, p, tile)); rules/ports.py dispatches the tiles it has no rule for here
+PORT_TILES: dict = {}
+#: Scoring tiles a module adds to the pool (Industria 10-18): tile -> glory(g, p, tile) -> int
+SCORING_TILES: dict = {}

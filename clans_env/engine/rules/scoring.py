@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .. import data as D
 from ..topology import bits, components
+from .common import STACKED, STATION
+from .registry import SCORING_TILES
 
 
 # ---- Goods "in your stock" (Scoring tiles 1, 2, 12, Awards 6, 7, Milestone 4, Final Scoring) -----------
@@ -45,7 +47,7 @@ def _tile4(g, p: int) -> int:
 def _tile5(g, p: int) -> int:
     border = g.topo.border
     units = (g.players[p].spaces & border).bit_count()
-    stacked = g.misc.get("stacked")
+    stacked = g.misc.get(STACKED)
     if stacked:                 # Industria: each unit counts, two on a space too (R4.5, Q3)
         units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
     return 3 * (units // 2)
@@ -77,8 +79,8 @@ def tile_glory_function(tile: int):
     one tile on many positions: no dispatch per call)."""
     f = _TILE_GLORY.get(tile)
     if f is None:
-        from .industria_scoring import scoring_tile_glory as industria_tile     # Industria, tiles 10-18
-        f = lambda g, p: industria_tile(g, p, tile)     # noqa: E731
+        module_tile = SCORING_TILES[tile]                       # a module's tile (Industria 10-18)
+        f = lambda g, p: module_tile(g, p, tile)     # noqa: E731
         if tile in D.SCORING_GLORY:
             _TILE_GLORY[tile] = f
     return f
@@ -98,9 +100,9 @@ def round_scoring(g) -> None:
     if not g.scoring_tiles:
         return
     tile = g.scoring_tiles[g.round - 1]
-    automa = g.config.automa or ()           # an Automa skips the Scoring phase
+    seats = g.hooks.engine_seats           # an Automa skips the Scoring phase
     for p in range(g.num_players):
-        if p in automa:
+        if p in seats:
             continue
         g.players[p].glory += scoring_tile_glory(g, p, tile)
 
@@ -109,7 +111,7 @@ def round_scoring(g) -> None:
 def settlements(g, p: int) -> list[int]:
     """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
     own = g.players[p].spaces
-    st = g.misc.get("tr_station")
+    st = g.misc.get(STATION)
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
         own |= 1 << st[p]
     return components(own, g.topo.neighbours)
@@ -219,29 +221,24 @@ def final_scores(g) -> list[dict]:
     if n == 1:
         export_vp = [threshold_vp(exports[0], D.SOLO_EXPORT_THRESHOLDS)]
         settle_vp = [threshold_vp(settle[0], D.SOLO_SETTLEMENT_THRESHOLDS)]
-    elif g.config.alt_two_player_scoring:
-        export_vp = alternative_two_player_split(exports, D.EXPORT_TIERS[n], *D.ALT_EXPORT)
-        settle_vp = alternative_two_player_split(settle, D.SETTLEMENT_TIERS[n], *D.ALT_SETTLEMENT)
     else:
         export_vp = tier_split(exports, D.EXPORT_TIERS[n])
         settle_vp = tier_split(settle, D.SETTLEMENT_TIERS[n])
-    automa = g.config.automa
-    if automa:
-        from . import automa as automa_rules
-        duel = automa_rules.majorities(g, exports, settle)
-        if duel:
-            export_vp, settle_vp = duel
-    from .awards import award_vp          # awards.py builds on this module's Settlements
-    award = award_vp(g)
+    hooks = g.hooks
+    for split in hooks.score_split:       # alternative 2-player scoring (R15.8-R15.9), the Automa's majorities
+        export_vp, settle_vp = split(g, exports, settle, (export_vp, settle_vp))
+    award = [0] * n
+    for award_vp in hooks.award_vp:       # R10
+        award = award_vp(g)
     train_lines = None
-    if g.config.trains or g.config.milestones:     # Industria R14.2-R14.4, R17.4-R17.5
-        from .trains import score_lines
+    for score_lines in hooks.score_lines:     # Industria R14.2-R14.4, R17.4-R17.5
         train_lines = score_lines(g)
+    seats = hooks.engine_seats
     rows = []
     for p, pl in enumerate(g.players):
-        if automa and p in automa:
-            row = automa_rules.score_row(g, p, sum(a * v for a, v in zip(pl.imports, vals)), export_vp[p],
-                                         settle_vp[p])
+        if p in seats:
+            for score_row in hooks.score_row:
+                row = score_row(g, p, sum(a * v for a, v in zip(pl.imports, vals)), export_vp[p], settle_vp[p])
             if train_lines:
                 row.update(train_lines[p])
             row["total"] = sum(row.values())

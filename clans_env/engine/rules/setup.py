@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from .. import data as D
-from ..actions import CHOOSE
 from ..board import assemble
-from ..state import ACTION, GAME_OVER, K_START_TILE, PlayerState
+from ..state import ACTION, GAME_OVER, PlayerState
 from ..topology import bits, topology
-from . import awards, farmers_markets, refill_board, variable_prices
-from .registry import apply_for, describe_for, legal_for
+from . import clan_setup
+from .contracts import contract_source
+from .ports import port_tile_pool
 from .scoring import round_scoring
 
 
@@ -21,15 +21,16 @@ def setup_game(g) -> None:
     g.board = assemble(sides)
     g.topo = topology(g.board, n)
     # Port bonus tiles: four at random, one per corner, on the position for the player count
-    pool = list(D.PORT_TILES_BASE) + (list(D.PORT_TILES_KICKSTARTER) if cfg.kickstarter else []) + \
-        (list(D.PORT_TILES_INDUSTRIA) if cfg.industria_tiles else [])
+    hooks = g.hooks
+    pool = port_tile_pool(g)
     rng.shuffle(pool)
     g.port_tiles = tuple(pool[:4]) if cfg.port_tiles else ()
     # Market board
     g.prices = [D.START_STEP] * D.NUM_GOODS
     # Export board: five random Scoring tiles, shuffled contracts, one per box
-    tiles = list(D.SCORING_TILES_BASE) + (list(D.SCORING_TILES_KICKSTARTER) if cfg.kickstarter else []) + \
-        (list(D.SCORING_TILES_INDUSTRIA) if cfg.industria_tiles else [])
+    tiles = list(D.SCORING_TILES_BASE) + (list(D.SCORING_TILES_KICKSTARTER) if cfg.kickstarter else [])
+    for extra in hooks.scoring_tile_pool:
+        tiles += extra(g)
     rng.shuffle(tiles)
     g.scoring_tiles = tuple(tiles[:D.SCORING_TILES_PER_GAME]) if cfg.scoring_tiles else ()
     pile = [c.id for c in D.CONTRACTS]
@@ -48,59 +49,37 @@ def setup_game(g) -> None:
         cover_spaces(g)
     g.players = [PlayerState() for _ in range(n)]
     # Turn order: a random start player, then clockwise
-    if cfg.automa:
-        # the Automa game: players clockwise from a random start player, then the Automas (round 1)
-        humans = [p for p in range(n) if p not in cfg.automa]
-        start = rng.randrange(len(humans))
-        g.turn_order = humans[start:] + humans[:start] + list(cfg.automa)
-        g.start_player = g.turn_order[0]
-    else:
-        start = rng.randrange(n)
-        g.start_player = start
-        g.turn_order = [(start + i) % n for i in range(n)]
+    # (the Automa game: players clockwise from a random start player, then the Automas, round 1)
+    seats = hooks.engine_seats
+    players = [p for p in range(n) if p not in seats]
+    start = rng.randrange(len(players))
+    g.turn_order = players[start:] + players[:start] + list(seats)
+    g.start_player = g.turn_order[0]
     g.pass_order = []
     g.turn_idx = -1
     g.round = 1
     g.turn = {}
-    from . import clan_setup
     clan_setup.setup_players(g)
-    industria_setup(g)
-
-
-def industria_setup(g) -> None:
-    """The Industria modules' setup steps (nothing, and no die rolled, in a base game): the refill
-    board filled (R1.1), an Award tile drawn (R1.3), the starting prices rolled (R16.1), a Farmers
-    market dealt to each player (R1.5; placed after the clans are chosen, clan_setup.py)."""
-    cfg = g.config
-    if cfg.refill_board:
-        refill_board.top_up(g)
-    if cfg.awards:
-        awards.setup_award(g)
-    if cfg.variable_prices:
-        variable_prices.roll_starting_prices(g)
-    if cfg.farmers_markets:
-        farmers_markets.deal_markets(g)
-    if cfg.trains:                          # the Train map's tiles (R1.9-R1.11)
-        from . import trains
-        trains.setup(g)
-    elif cfg.milestones:                    # the Milestone variants without the Train module (R16.2)
-        from . import milestones
-        milestones.setup_variant(g)
+    # the modules' setup steps (none, and no die rolled, in a base game), in MODULE_ORDER: the refill
+    # board filled (R1.1), an Award tile drawn (R1.3), the starting prices rolled (R16.1), a Farmers
+    # market dealt to each player (R1.5; placed after the clans are chosen), the Train map (R1.9-R1.11)
+    for module_setup in hooks.setup:
+        module_setup(g)
 
 
 def refill_display(g) -> None:
     """Fill empty Export boxes for the player count from the top of the draw pile (with the refill
     board: from the refill board left to right, then top the refill board up, R2.1)."""
     boxes = D.SOLO_FILL_BOXES if g.num_players == 1 else D.CONTRACT_BOXES[g.num_players]
-    refill = g.misc.get(refill_board.REFILL)
+    refill = contract_source(g)
     for slot in range(boxes):
         if g.display[slot] < 0:
             if refill:
                 g.display[slot] = refill.pop(0)
             elif g.pile:
                 g.display[slot] = g.pile.pop(0)
-    if refill is not None:
-        refill_board.top_up(g)
+    for refilled in g.hooks.display_refilled:
+        refilled(g)
     if g.pile_known > len(g.pile):
         g.pile_known = len(g.pile)
 
@@ -114,37 +93,6 @@ def cover_spaces(g) -> None:
         g.occupant[s] = -2
         g.occupied |= 1 << s
     g.covered = tuple(s for s in range(g.board.num_spaces) if g.occupant[s] == -2)
-
-
-# ---- Without Clans: Starting tile draft -------------------------------------------------------
-@legal_for(K_START_TILE)
-def legal_start_tile(g, frame) -> list:
-    return [CHOOSE + k for k in range(len(g.tile_pool))]
-
-
-@apply_for(K_START_TILE)
-def apply_start_tile(g, frame, action: int) -> None:
-    p = frame[1]
-    g.stack.pop()
-    tile = D.STARTING_TILES[g.tile_pool.pop(action - CHOOSE)]
-    give_starting_tile(g, p, tile)
-    # Without Clans: starting player £0, second £2, third £4, fourth £6
-    g.players[p].money += D.WITHOUT_CLANS_MONEY[g.turn_order.index(p)]
-
-
-@describe_for(K_START_TILE)
-def describe_start_tile(g, frame) -> str:
-    offers = ", ".join(f"choose:{k}=tile {D.STARTING_TILES[t].id} (£{D.STARTING_TILES[t].money})"
-                       for k, t in enumerate(g.tile_pool))
-    return f"Choose a Starting tile: {offers}"
-
-
-def give_starting_tile(g, p: int, tile: D.StartingTile) -> None:
-    pl = g.players[p]
-    pl.start_tile = tile.id
-    pl.money += tile.money
-    for i, q in enumerate(tile.goods):
-        pl.goods[i] += q
 
 
 # ---- round structure -----------------------------------------------------------------------------
@@ -174,12 +122,7 @@ def prepare_round(g) -> None:
         pl.merchants_stock += sum(pl.merchants_market)
         pl.merchants_market = [0] * (D.NUM_GOODS * 2)
     g.turn_order = list(g.pass_order)
-    if g.config.trains:                     # R2.2-R2.5
-        from . import trains
-        trains.preparation(g)
-    elif g.config.milestones == "variant_b":   # R16.4
-        from . import milestones
-        milestones.preparation_variant_b(g)
-    from . import clan_setup
+    for prepare in g.hooks.prepare_round:   # Train module R2.2-R2.5, Variant B R16.4, the Automa
+        prepare(g)
     clan_setup.preparation_extras(g)
     start_action_phase(g)

@@ -3,9 +3,10 @@ docs/rules-index.md, with the Port tiles that use them (11: stack an animal; 16 
 the Train module: two moves).
 
 A second unit stands on a space already holding one of the same player's units; it is kept in
-``g.misc["stacked"]`` as a flat list, three ints per stacked space: ``space, unit, owner`` (the first
+``g.misc[STACKED]`` as a flat list, three ints per stacked space: ``space, unit, owner`` (the first
 unit stays in ``occupant`` / ``unit_at``, so the base game's arrays and every rule that reads them are
-unchanged). rules/common.py ``remove_unit`` promotes the second unit when the first leaves (R4.6);
+unchanged). rules/common.py owns that record (``stacked_unit``, ``place_second``, ``remove_second``: the
+one owner of occupancy); its ``remove_unit`` promotes the second unit when the first leaves (R4.6);
 ``units_of``, the Neighbourhood bonus, production counts and scoring see both (R4.5, R4.7).
 
 Moving (R5): to an adjacent empty space (R5.8) of matching terrain (Workers: any forest or mountain,
@@ -20,41 +21,11 @@ from ..actions import DONE, EXPAND, SPACE
 from ..board import KIND_LOCH, KIND_PORT
 from ..state import K_MOVE, K_STACK
 from ..topology import UNIT_LAND, bits
-from .common import place_unit, remove_unit
+from .common import STACKED, place_second, place_unit, remove_second, remove_unit, stacked_unit  # noqa: F401
+from .expand import deployed
 from .registry import apply_for, describe_for, legal_for
 
-STACKED = "stacked"
 CAPACITY = 2
-
-
-def stacked_unit(g, space: int) -> int:
-    """The second unit on ``space``, or -1."""
-    st = g.misc.get(STACKED)
-    if st:
-        for i in range(0, len(st), 3):
-            if st[i] == space:
-                return st[i + 1]
-    return -1
-
-
-def place_second(g, p: int, unit: int, space: int) -> None:
-    """Deploy p's ``unit`` onto ``space`` beside p's unit there (R4.1-R4.3): never a third."""
-    if g.occupant[space] != p or stacked_unit(g, space) >= 0:
-        raise AssertionError(f"space {space} cannot take a second unit of player {p}")
-    g.misc[STACKED] = g.misc.get(STACKED, []) + [space, unit, p]
-    g.players[p].units_left[unit] -= 1
-
-
-def remove_second(g, p: int, space: int) -> int:
-    st = list(g.misc[STACKED])
-    for i in range(0, len(st), 3):
-        if st[i] == space:
-            unit = st[i + 1]
-            del st[i:i + 3]
-            g.misc[STACKED] = st
-            g.players[p].units_left[unit] += 1
-            return unit
-    raise AssertionError(f"no second unit on space {space}")
 
 
 # ---- Port tile 11: an animal onto the space of another of your animals ----------------------------
@@ -84,7 +55,6 @@ def legal_stack(g, frame) -> list:
 
 @apply_for(K_STACK)
 def apply_stack(g, frame, action: int) -> None:
-    from .expand import deployed
     _, p, unit = frame
     g.stack.pop()
     if unit < 0:
@@ -107,9 +77,6 @@ def _allowed_terrain(g, p: int, unit: int) -> int:
     topo = g.topo
     if unit in D.WORKERS:
         forest_or_mountain = topo.unit_mask[D.WOODCUTTER] | topo.unit_mask[D.MINER]
-        if unit == D.FISHERMAN:
-            from ..clans.macdonald import fisherman_spaces
-            return forest_or_mountain | fisherman_spaces(g, p)
         return forest_or_mountain
     return topo.unit_mask[unit]
 
@@ -123,11 +90,10 @@ def move_targets(g, p: int, space: int, unit: int) -> int:
         if not river_ok and t not in b.neighbours[space]:
             continue                            # across a river without river-crossing Shipping
         mask |= 1 << t
-    mask &= ~g.occupied & g.topo.active & _allowed_terrain(g, p, unit)
-    if unit == D.FISHERMAN:             # "Two Fishermen may never be adjacent", wherever they stand
-        from ..clans.macdonald import near_fishermen
-        mask &= ~near_fishermen(g, p, except_space=space)
-    return mask
+    mask &= ~g.occupied & g.topo.active
+    if unit == D.FISHERMAN:             # a clan's own unit type (MacDonald's): the clan's terrain
+        return g.clans[p].move_targets(g, p, space, unit, mask)
+    return mask & _allowed_terrain(g, p, unit)
 
 
 def units_at(g, p: int, space: int) -> tuple[int, ...]:

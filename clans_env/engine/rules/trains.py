@@ -23,54 +23,22 @@ from __future__ import annotations
 
 from .. import data as D
 from .. import trainmap as TM
-from ..actions import CHOOSE, DONE, SPACE
+from ..actions import CHOOSE, DONE, PASS, SPACE
+from ..modules import Module, register
 from ..state import K_HOOK, K_STATION, K_TRAIN_MOVE, K_TRAIN_PLACE
 from ..topology import bits
 from . import deliveries as DL
 from . import milestones as MS
-from .common import shipping_reach
+from .common import STATION, shipping_reach  # noqa: F401 (re-exported)
 from .registry import apply_for, describe_for, hook, legal_for
+from .train_core import (  # noqa: F401 (re-exported: trains.X names each part of the Train module)
+    AT, BONUS, DELIV, DEMAND, DEMAND_REFILL, MARKERS, MINI, MINI_OFFSET, MINITRAIN, PILE, REFILL, SOLO_DONE,
+    STATION_AFTER_TRACK, TILT, TRAIN, USED, demand_spot_tile, has_minis, offer_station_first, on, side, solo,
+    station_targets, take_track_marker, train_players)
+from .deliveries import IMPLEMENTED, demand_payments
+from .milestones import milestone_vp, setup_milestones
 
-AT, MINI, TILT, DELIV, STATION = "tr_at", "tr_mini", "tr_tilt", "tr_deliv", "tr_station"
-MARKERS, DEMAND = MS.MARKERS, MS.DEMAND             # milestones.py reads them too
-BONUS, USED, REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
-#: the main decision's index for the Train action (R13.1)
 TRAIN_ACTION = CHOOSE + 31
-#: offset of a Mini-train location in train_place / train_move answers (2-player side, <= 16 locations)
-MINI_OFFSET = 16
-TRAIN, MINITRAIN = 0, 1
-
-
-def on(g) -> bool:
-    return g.config.trains
-
-
-_SIDES = {n: TM.side_for(n) for n in (1, 2, 3, 4)}
-
-
-def train_players(g) -> int:
-    """How many seats play the Train module: every seat but the Automas (Automa §6.3: with 1 player the
-    solo rules R17.2-R17.4, with 2 or 3 players a normal 2- or 3-player Train game among them). State stays
-    indexed by seat; an Automa seat never has a Train (docs/rules-interpretations.md A14)."""
-    a = g.config.automa
-    return g.num_players - len(a) if a else g.num_players
-
-
-def side(g) -> TM.TrainSide:
-    a = g.config.automa               # train_players(g), inline: a hot path
-    return _SIDES[g.num_players - len(a) if a else g.num_players]
-
-
-def has_minis(g) -> bool:
-    a = g.config.automa
-    return (g.num_players - len(a) if a else g.num_players) == 2
-
-
-def solo(g) -> bool:
-    """R17.2-R17.4 apply: one player plays the Train module (alone, or against Automas: A14)."""
-    return train_players(g) == 1
-
-
 # ---- setup (R1.9-R1.12) -------------------------------------------------------------------------------
 def setup(g) -> None:
     """R1.9: Delivery bonus tiles on every location, Milestone tiles on the 4 spots and Demand tiles on the
@@ -78,17 +46,15 @@ def setup(g) -> None:
     rng = g.rng
     sd = side(g)
     n = g.num_players
-    from .deliveries import IMPLEMENTED
     bonuses = [b for b in TM.DELIVERY_BONUSES if b in IMPLEMENTED]   # the modelled tiles (deliveries.py)
     rng.shuffle(bonuses)
     g.misc[BONUS] = bonuses[:sd.num_locations]
-    from .milestones import setup_milestones
     setup_milestones(g)
     pile = list(TM.DEMAND_TILES)
     rng.shuffle(pile)
     g.misc[DEMAND] = [pile.pop(0) for _ in range(sd.num_demand_spots)]
     g.misc[USED] = [0] * sd.num_demand_spots
-    g.misc[REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
+    g.misc[DEMAND_REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
     g.misc[PILE] = pile
     g.misc[AT] = [-1] * n
     if has_minis(g):
@@ -107,8 +73,8 @@ def placement_frames(g) -> list:
     An Automa places no Train (Automa §6.3): the players' turn order without it."""
     if not on(g):
         return []
-    automa = g.config.automa
-    order = [p for p in g.turn_order if p not in automa] if automa else g.turn_order
+    seats = g.hooks.engine_seats
+    order = [p for p in g.turn_order if p not in seats] if seats else g.turn_order
     if has_minis(g):
         first, second = order
         return [(K_TRAIN_PLACE, second, -1), (K_TRAIN_PLACE, first, -1),
@@ -162,7 +128,7 @@ def preparation(g) -> None:
     """R2.2 discard the used Demand tiles; R2.3 refill Cities first, then Towns, from the leftmost tile of the
     refill area, lowest-numbered spot upward; R2.4 slide and top up the refill area; R2.5 Trains upright."""
     sd = side(g)
-    demand, used, refill, pile = g.misc[DEMAND], g.misc[USED], g.misc[REFILL], g.misc[PILE]
+    demand, used, refill, pile = g.misc[DEMAND], g.misc[USED], g.misc[DEMAND_REFILL], g.misc[PILE]
     for s in range(sd.num_demand_spots):
         if used[s]:
             demand[s] = 0
@@ -217,11 +183,6 @@ def fee(g, p: int, locs) -> int:
     return TM.PASS_FEE * met.bit_count()
 
 
-def demand_spot_tile(g, loc: int) -> tuple[int, int]:
-    s = side(g).demand_spot[loc]
-    return s, g.misc[DEMAND][s]
-
-
 def can_deliver(g, p: int, loc: int) -> bool:
     """R13.8: a Demand tile is there and p can pay its Goods (R13.9; with Port tile 16's Train half, less,
     deliveries.demand_options); solo R17.3: once per location."""
@@ -231,7 +192,6 @@ def can_deliver(g, p: int, loc: int) -> bool:
     solo_done = g.misc.get(SOLO_DONE)
     if solo_done and solo_done[loc]:
         return False
-    from .deliveries import demand_payments
     return bool(demand_payments(g, p, tile))
 
 
@@ -479,54 +439,6 @@ def describe_train_move(g, frame) -> str:
     return f"Train action: your {what} is passing {sd.ids[first]}; continue (choose:<location>) or stop there (done)"
 
 
-# ---- the Delivery track and the Train station (R13.11, R13.14-R13.18) ----------------------------------
-def take_track_marker(g, p: int) -> None:
-    """R13.11: the leftmost marker of p's Delivery track: a Milestone marker to stock (R13.19), and the 5th
-    the Train station, placed at once (R13.14). Also Port tile 17's Train half (R13.18)."""
-    deliv = g.misc[DELIV]
-    deliv[p] += 1
-    if deliv[p] <= TM.MARKERS:
-        g.misc[MARKERS][p] += 1
-    elif deliv[p] == TM.STATION_AFTER:
-        g.stack.append((K_HOOK, p, "train_station"))
-
-
-def station_targets(g, p: int) -> int:
-    """R13.15: land spaces in p's reach with another player's unit, no station yet, not adjacent to a
-    space with a station."""
-    topo = g.topo
-    stations = [s for s in g.misc[STATION] if s >= 0]
-    near = 0
-    for s in stations:
-        near |= 1 << s
-        near |= topo.neighbours[s] | _adjacent_mask(g, s)
-    others = 0
-    for q in range(g.num_players):
-        if q != p:
-            others |= g.players[q].spaces
-    mask = shipping_reach(g, p) & topo.land_mask & others & ~near
-    from .stacking import stacked_unit
-    out = 0
-    for s in bits(mask):
-        if stacked_unit(g, s) < 0 and g.occupant[s] >= 0:       # Q27: room for one more (capacity 2)
-            out |= 1 << s
-    return out
-
-
-def _adjacent_mask(g, s: int) -> int:
-    return sum(1 << t for t in g.board.adjacent[s])
-
-
-def offer_station_first(g, p: int) -> None:
-    """R13.14 "before or after resolving that delivery's bonus tile": called with the bonus's decision on top
-    of the stack and the ``train_station`` hook under it; when a space qualifies now, the player may place
-    the station now (space:<s>, before the bonus) or ``done`` (after it, the hook). With no space now,
-    "before" would only discard it (R13.17), so the station waits for after the bonus (T7)."""
-    if g.misc[DELIV][p] == TM.STATION_AFTER and g.misc[STATION][p] == -1 and station_targets(g, p) and \
-            any(f[0] == K_HOOK and f[1] == p and f[2] == "train_station" for f in g.stack[-3:]):
-        g.stack.append((K_STATION, p, 1))
-
-
 @hook("train_station")
 def train_station(g, p: int) -> None:
     if g.misc[STATION][p] != -1:         # placed before the Delivery bonus (R13.14)
@@ -579,15 +491,13 @@ def score_lines(g) -> list[dict]:
     """Per seat: ``delivery_track`` (trains), ``milestones``, and solo with the Train map ``train_map``
     (-30 VP, R17.5; the solo game only, not against an Automa). An Automa seat: its own lines
     (automa.train_score_lines, §6.3)."""
-    from .milestones import milestone_vp
     n = g.num_players
     ms = milestone_vp(g)
     rows = []
-    automa = g.config.automa
+    seats = g.hooks.engine_seats
     for p in range(n):
-        if automa and p in automa:
-            from .automa import train_score_lines
-            rows.append(train_score_lines(g, p))
+        if p in seats:                  # a seat a module plays scores its own lines (the Automa: §6.3)
+            rows.append({})
             continue
         row = {}
         if on(g):
@@ -600,5 +510,44 @@ def score_lines(g) -> list[dict]:
     return rows
 
 
-#: markers on a Delivery track (4 Milestone markers and the station): Port tile 17 needs one left
-STATION_AFTER_TRACK = TM.STATION_AFTER
+@register
+class Trains(Module):
+    """The Train module (R1.8-R1.13, R13, R14.2-R14.4, R15.2-R15.7; deliveries.py, milestones.py), and the
+    Milestone variants without it (R16.2-R16.4), as a module (hook points: ``engine/modules.py``)."""
+    name = "trains"
+
+    def setup(self, g) -> None:
+        if g.config.trains:                     # the Train map's tiles (R1.9-R1.11)
+            setup(g)
+        else:                                   # the Milestone variants without the Train module (R16.2)
+            MS.setup_variant(g)
+
+    def late_setup_frames(self, g) -> list:
+        return placement_frames(g)
+
+    def prepare_round(self, g) -> None:
+        if g.config.trains:                     # R2.2-R2.5
+            preparation(g)
+        elif g.config.milestones == "variant_b":   # R16.4
+            MS.preparation_variant_b(g)
+
+    def main_options(self, g, frame, out: list) -> None:
+        if g.config.trains:
+            train_options(g, frame[1], out)
+        MS.claim_options(g, frame[1], out)
+        if len(frame) > 2:                      # a Delivery bonus's bonus action (Q29): not Pass
+            out.remove(PASS)
+
+    def apply_main(self, g, p: int, action: int) -> bool:
+        if action == MS.CLAIM_ACTION:
+            g.stack.pop()
+            MS.start_claim(g, p)
+        elif action == TRAIN_ACTION:
+            g.stack.pop()
+            start_train_action(g, p)
+        else:
+            return False
+        return True
+
+    def score_lines(self, g) -> list:
+        return score_lines(g)

@@ -3,10 +3,9 @@ of turns within the Action phase."""
 from __future__ import annotations
 
 from .. import data as D
-from ..actions import (CHOOSE, EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
+from ..actions import (EXPAND, FULFIL, HIRE_MERCHANT, PASS, SPACE, TAKE_CONTRACT, TRADE, UPGRADE_SHIPPING,
                        UPGRADE_TECH, USE_PORT)
 from ..state import K_MAIN, K_PLACE, K_POST_MAIN, PLACE_EXPAND
-from . import automa
 from .contracts import apply_take_contract, contract_options
 from .expand import expand_options
 from .fulfil import apply_fulfil, fulfil_options
@@ -27,13 +26,8 @@ def legal_main(g, frame) -> list:
     upgrade_options(g, p, out)
     fulfil_options(g, p, out)
     port_options(g, p, out)          # free action before the main action
-    cfg = g.config
-    if cfg.trains or cfg.milestones:  # Industria: the Train action (R13.1), Claim a Milestone (R13.19)
-        if cfg.trains:
-            _trains.train_options(g, p, out)
-        _milestones.claim_options(g, p, out)
-        if len(frame) > 2:           # a Delivery bonus's bonus action (Q29): not Pass
-            out.remove(PASS)
+    for module_options in g.hooks.main_options:   # the Train action (R13.1), Claim a Milestone (R13.19)
+        module_options(g, frame, out)
     extra = g.clans[p].main_actions(g, p)
     if extra:
         out.extend(extra)
@@ -58,15 +52,9 @@ def apply_main(g, frame, action: int) -> None:
         return
     if len(frame) > 2:
         g.turn.pop("any_port", None)               # Delivery bonus 11: only during the bonus action
-    if (g.config.trains or g.config.milestones) and action in (CHOOSE + 30, CHOOSE + 31):
-        g.stack.pop()
-        from .milestones import CLAIM_ACTION, start_claim
-        from .trains import start_train_action
-        if action == CLAIM_ACTION:
-            start_claim(g, p)
-        else:
-            start_train_action(g, p)
-        return
+    for module_main in g.hooks.apply_main:
+        if module_main(g, p, action):
+            return
     if g.clans[p].apply_main(g, p, action):         # clan actions that are not the main action
         return
     g.stack.pop()
@@ -100,8 +88,8 @@ def do_pass(g, p: int) -> None:
         bonus = D.SOLO_PASSING_BONUS
     else:
         bonus = D.PASSING_BONUS[len(g.pass_order) - 1]
-    if g.config.farmers_markets:          # Industria's Passing bonus overlay (R1.4, R8.1)
-        bonus -= D.PASSING_OVERLAY
+    for overlay in g.hooks.passing_bonus:     # Industria's Passing bonus overlay (R1.4, R8.1)
+        bonus = overlay(g, p, bonus)
     pl.money += bonus
 
 
@@ -119,12 +107,11 @@ def next_turn(g) -> bool:
         i = (g.turn_idx + step) % n
         if not g.players[order[i]].passed:
             g.turn_idx = i
-            if g.config.automa and order[i] in g.config.automa:
-                automa.take_turn(g, order[i])        # resolved by the engine: no decision
+            if order[i] in g.hooks.engine_seats:
+                for take_turn in g.hooks.take_turn:  # resolved by the engine: no decision (Automa)
+                    take_turn(g, order[i])
             else:
                 start_turn(g, order[i])
             return True
     return False
 
-
-from . import milestones as _milestones, trains as _trains  # noqa: E402 (Industria; they import this module's peers)

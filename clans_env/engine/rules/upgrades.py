@@ -59,7 +59,6 @@ def legal_bonus_upgrade(g, frame) -> list:
     p = frame[1]
     pl = g.players[p]
     if len(frame) > 2:          # Industria Port tile 15: a Merchant upgrade only
-        from .industria_ports import merchant_upgrades
         out = merchant_upgrades(g, p)
         return out + [DONE] if out else out
     out = []
@@ -70,13 +69,18 @@ def legal_bonus_upgrade(g, frame) -> list:
             out.append(UPGRADE_TECH + 1)
     if pl.shipping < D.MAX_SHIPPING and g.clans[p].can_change_shipping(g, p):
         out.append(UPGRADE_SHIPPING)
-    if pl.merchants_board > 0:
-        out.append(HIRE_MERCHANT)
-    for area, n in enumerate(pl.merchants_market):
-        if n:
-            out.append(MARKET_AREA + area)
+    out += merchant_upgrades(g, p)
     if out:
         out.append(DONE)
+    return out
+
+
+def merchant_upgrades(g, p: int) -> list[int]:
+    """A Bonus upgrade's Merchant options: hire one from the Player board, or take one back from a
+    Market area (alone: Industria Port tile 15)."""
+    pl = g.players[p]
+    out = [HIRE_MERCHANT] if pl.merchants_board > 0 else []
+    out += [MARKET_AREA + area for area, n in enumerate(pl.merchants_market) if n]
     return out
 
 

@@ -12,6 +12,7 @@ Dice come from the game's own generator, so a seed replays them and ``determiniz
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import define
 from .common import move_price
 from .solo import market_phase
 
@@ -31,3 +32,7 @@ def preparation(g) -> None:
     """R2.6: the Market Phase of rounds 2-5 (multi-player; the solo game runs its own)."""
     if g.num_players > 1 and g.round in D.VARIABLE_PRICE_MARKET_ROUNDS:
         market_phase(g)
+
+
+define("variable_prices", "Variable Starting Market Prices (R16.1, R2.6) as a module (hook points: "
+       "``engine/modules.py``).", setup=roll_starting_prices, after_prepare_round=preparation)
