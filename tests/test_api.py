@@ -357,3 +357,22 @@ def test_numpy_integers_are_accepted():
     g.apply(np.int64(a))
     h.apply(a)
     assert g.to_json() == h.to_json()
+
+
+@pytest.mark.parametrize("options", [{}, {"industria": True}, {"industria": True, "automa": {1: 3}}])
+def test_a_pickled_position_plays_on_identically(options):
+    """Root-parallel MCTS sends positions to worker processes by pickle: a pickled game (base, Industria, an
+    Automa with its module record) rebuilds its module hooks and plays on to the same scores."""
+    import pickle
+    import random
+    g = Game(GameConfig(num_players=2, seed=11, **options))
+    rng = random.Random(0)
+    for _ in range(40):
+        g.apply(rng.choice(g.legal_actions()))
+    h = pickle.loads(pickle.dumps(g.clone()))
+    assert h.to_json() == g.to_json() and h.legal_actions() == g.legal_actions()
+    while not g.is_terminal():
+        a = rng.choice(g.legal_actions())
+        g.apply(a)
+        h.apply(a)
+    assert h.final_scores() == g.final_scores()

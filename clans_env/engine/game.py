@@ -78,6 +78,23 @@ class Game:
         setup_game(self)
         self._advance()
 
+    def __getstate__(self):
+        """Pickling (a search sends positions to worker processes): every slot, less what is rebuilt from
+        the configuration on arrival (the hooks: bound methods of the modules) or shared read-only (the
+        empty record mapping of a game without module records)."""
+        state = {name: getattr(self, name) for name in self.__slots__ if hasattr(self, name)}
+        state["hooks"] = None
+        if state.get("modstate") is _NO_RECORDS:
+            state["modstate"] = None
+        return state
+
+    def __setstate__(self, state) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.hooks = hooks_for(self.config)
+        if state.get("modstate", ()) is None:
+            self.modstate = _NO_RECORDS
+
     # ------------------------------------------------------------------------------------------
     # flow
     def _advance(self) -> None:
