@@ -29,6 +29,8 @@ from setuptools.command.build_ext import build_ext
 #     __path__) as if the group's shared library sat above the package tree; here it sits inside the
 #     package (so that editable installs find it), so data.py would miss its data files and a compiled
 #     package would miss its Python submodules;
+#   config: GameConfig is a dataclass that takes lists, strings or ints where its annotations say tuples
+#     or bools and checks or converts them itself; compiled, the class raises TypeError before that;
 #   invariants: an AssertionError subclass; industria_scoring: a memoised recursive closure and a
 #     ``-> bool`` that returns ints; fraser, milestones, clan_setup, automa, moves, trains, deliveries:
 #     values of another type than their annotations or inferred types say (a compiled function checks
@@ -36,7 +38,7 @@ from setuptools.command.build_ext import build_ext
 # A module missing here (renamed, moved) is skipped; a new module stays Python until it is listed and
 # checked with benchmarks/game_digests.py on the compiled build.
 COMPILED_ENGINE = (
-    "actions config records rng views train_views "
+    "actions records rng views train_views "
     "rules/awards rules/common rules/contracts rules/expand rules/farmers_markets "
     "rules/fulfil rules/industria_ports rules/market rules/ports rules/production rules/refill_board "
     "rules/registry rules/scoring rules/setup rules/solo rules/stacking rules/turn rules/upgrades "

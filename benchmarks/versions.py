@@ -1,6 +1,8 @@
 """What the speed benchmarks share to compare this checkout with a git revision in the same run:
 a temporary worktree of the revision (its C extension built in place, as an install would), and a
-measurement run in a fresh process that imports ``clans_env`` from a given checkout."""
+measurement run in a fresh process that imports ``clans_env`` from a given checkout. With
+``pure_baseline`` the baseline is this checkout's pure-Python engine (``CLANS_PURE_PYTHON=1``, see
+setup.py) against its compiled build, measured the same way."""
 from __future__ import annotations
 
 import contextlib
@@ -15,9 +17,13 @@ BENCHMARKS = os.path.join(ROOT, "benchmarks")
 
 
 @contextlib.contextmanager
-def checkouts(baseline: str | None, prefix: str = "clans-baseline-"):
+def checkouts(baseline: str | None, prefix: str = "clans-baseline-", pure_baseline: bool = False):
     """``{"current": ROOT}``, or with a ``baseline`` revision ``{"baseline": <worktree>, "current": ROOT}``;
-    the worktree is removed afterwards."""
+    the worktree is removed afterwards. ``pure_baseline``: ``{"baseline": ROOT, "current": ROOT}``, the
+    baseline to be measured with ``env=PURE`` (``measure_in``)."""
+    if pure_baseline:
+        yield {"baseline": ROOT, "current": ROOT}
+        return
     if not baseline:
         yield {"current": ROOT}
         return
@@ -34,10 +40,15 @@ def checkouts(baseline: str | None, prefix: str = "clans-baseline-"):
         subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
 
 
-def measure_in(path: str, module: str, call: str):
+#: the environment that makes a checkout run its engine as pure Python even where it was compiled
+PURE = {"CLANS_PURE_PYTHON": "1"}
+
+
+def measure_in(path: str, module: str, call: str, env: dict | None = None):
     """``module.<call>`` (a benchmark module of this folder) evaluated in a fresh process that imports
-    ``clans_env`` from the checkout at ``path``; its result must be JSON."""
-    env = dict(os.environ, PYTHONPATH=path)
+    ``clans_env`` from the checkout at ``path`` (with ``env`` added to the environment); its result
+    must be JSON."""
+    env = dict(os.environ, PYTHONPATH=path, **(env or {}))
     code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {BENCHMARKS!r});"
             f"import {module} as m; print(json.dumps(m.{call}))")
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
