@@ -6,6 +6,7 @@ setup.py) against its compiled build, measured the same way."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import subprocess
@@ -33,7 +34,11 @@ def checkouts(baseline: str | None, prefix: str = "clans-baseline-", pure_baseli
     if os.path.exists(os.path.join(tmp, "setup.py")):
         # compiled parts (the observation encoder) as an install would build them; a revision whose
         # build fails is measured with its pure-Python fallback, as an install without a compiler
-        subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tmp, capture_output=True)
+        # like for like: the baseline's engine is compiled (setup.py, mypyc) only where this checkout's is
+        env = dict(os.environ)
+        if not glob.glob(os.path.join(ROOT, "clans_env", "engine", "_compiled__mypyc*")):
+            env["CLANS_PURE_PYTHON"] = "1"
+        subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tmp, env=env, capture_output=True)
     try:
         yield {"baseline": tmp, "current": ROOT}
     finally:
