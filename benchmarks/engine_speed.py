@@ -5,6 +5,7 @@ in a checkout without it), and clone microseconds on mid-game states.
     python benchmarks/engine_speed.py                  # this checkout
     python benchmarks/engine_speed.py --baseline HEAD~1  # also a git revision, interleaved, with ratios
     python benchmarks/engine_speed.py --catanatron     # also catanatron's Catan engine, same run
+    python benchmarks/engine_speed.py --pure-baseline  # the compiled engine (setup.py) against its pure-Python path
 
 With ``--catanatron`` (``pip install -e ".[bench]"``) the pure-Python Catan engine catanatron plays
 random games with the same player counts in the same alternation, and the report gives our
@@ -23,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
-from versions import checkouts, measure_in  # noqa: E402
+from versions import PURE, checkouts, measure_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -112,26 +113,38 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=3, help="alternating repetitions (median reported)")
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
+    ap.add_argument("--pure-baseline", action="store_true",
+                    help="baseline = this checkout with CLANS_PURE_PYTHON=1 (its compiled engine, if built, against "
+                         "pure Python); with --industria both are timed on Industria too")
     ap.add_argument("--catanatron", action="store_true", help="also time catanatron's Catan engine in the same run")
     ap.add_argument("--industria", action="store_true",
                     help="also time this checkout on full Industria configurations (industria=True) in the same run")
     args = ap.parse_args()
     catan: dict = {n: [] for n in args.players}
     industria: dict = {n: [] for n in args.players}
+    pure_industria: dict = {n: [] for n in args.players}
 
-    with checkouts(args.baseline) as versions:
+    with checkouts(args.baseline, pure_baseline=args.pure_baseline) as versions:
+        envs = {"baseline": PURE} if args.pure_baseline else {}
         results: dict = {name: {n: [] for n in args.players} for name in versions}
         for r in range(args.rounds):
             for n in args.players:
                 for name, path in versions.items():
                     results[name][n].append(
-                        measure_in(path, "engine_speed", f"measure({args.games}, {n}, {args.seed})"))
+                        measure_in(path, "engine_speed", f"measure({args.games}, {n}, {args.seed})",
+                                   env=envs.get(name)))
+                if args.industria and args.pure_baseline:
+                    pure_industria[n].append(measure_in(ROOT, "engine_speed",
+                                                        f"measure({args.games}, {n}, {args.seed}, industria=True)",
+                                                        env=PURE))
                 if args.industria:
                     industria[n].append(measure_in(ROOT, "engine_speed",
                                                    f"measure({args.games}, {n}, {args.seed}, industria=True)"))
                 if args.catanatron:
                     catan[n].append(measure_in(ROOT, "engine_speed",
                                                f"measure_catanatron({args.games}, {n}, {args.seed})"))
+        if args.pure_baseline:
+            print("baseline: this checkout's pure-Python engine (CLANS_PURE_PYTHON=1); current: as imported")
         print(f"engine speed: {args.games} random games x {args.rounds} repetitions per row "
               f"(median), Python {sys.version.split()[0]}")
         header = (f"{'version':<10}{'players':>8}{'us/decision':>13}{'games/s':>10}{'decisions/game':>16}"
@@ -157,6 +170,15 @@ def main() -> None:
                 print(f"  {n} players: {m['us_per_decision']:.1f} us/decision ({m['decisions_per_game']:.0f} "
                       f"decisions/game), clone {m['clone_us']:.1f} us; x{m['us_per_decision'] / base['us_per_decision']:.2f} "
                       f"a base-game decision, clone x{m['clone_us'] / base['clone_us']:.2f}")
+                if args.pure_baseline:
+                    keys = ("us_per_decision", "clone_us", "replay_us_per_decision")
+                    p = {k: statistics.median(r[k] for r in pure_industria[n]) for k in keys}
+                    full = {k: statistics.median(r[k] for r in industria[n]) for k in keys}
+                    print(f"    pure Python: {p['us_per_decision']:.1f} us/decision, clone {p['clone_us']:.1f} us, replay "
+                          f"{p['replay_us_per_decision']:.1f} us/decision; current / pure: us/decision "
+                          f"x{full['us_per_decision'] / p['us_per_decision']:.2f}, clone x{full['clone_us'] / p['clone_us']:.2f}, "
+                          f"replay x{full['replay_us_per_decision'] / p['replay_us_per_decision']:.2f}; pure Industria x"
+                          f"{p['us_per_decision'] / med[('baseline', n)]['us_per_decision']:.2f} a pure base decision")
         if args.catanatron:
             print(f"\ncatanatron (same run, {args.games} random games x {args.rounds}, median):")
             for n in args.players:
@@ -164,7 +186,7 @@ def main() -> None:
                 apg = statistics.median(r["actions_per_game"] for r in catan[n])
                 ours = med[("current", n)]["us_per_decision"]
                 print(f"  {n} players: {us:.1f} us/action ({apg:.0f} actions/game); ours / catanatron x{ours / us:.2f}")
-        if args.baseline:
+        if args.baseline or args.pure_baseline:
             print("\nratios current / baseline (lower is faster for us and clone, higher is faster for games/s):")
             for n in args.players:
                 c, b = med[("current", n)], med[("baseline", n)]

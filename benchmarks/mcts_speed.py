@@ -20,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
-from versions import checkouts, measure_in  # noqa: E402
+from versions import PURE, checkouts, measure_in  # noqa: E402
 
 
 def measure(positions: int = 12, sims: int = 50, seed: int = 0, reps: int = 2) -> dict:
@@ -76,12 +76,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="alternating repetitions (best reported; default 2)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
+    ap.add_argument("--pure-baseline", action="store_true",
+                    help="baseline = this checkout with CLANS_PURE_PYTHON=1 (compiled engine against pure Python)")
     args = ap.parse_args()
-    with checkouts(args.baseline, prefix="clans-mcts-baseline-") as versions:
+    with checkouts(args.baseline, prefix="clans-mcts-baseline-", pure_baseline=args.pure_baseline) as versions:
+        envs = {"baseline": PURE} if args.pure_baseline else {}
         res: dict = {name: [] for name in versions}
         for _ in range(args.rounds):
             for name, path in versions.items():
-                res[name].append(measure_in(path, "mcts_speed", f"measure({args.positions}, {args.sims}, {args.seed})"))
+                res[name].append(measure_in(path, "mcts_speed", f"measure({args.positions}, {args.sims}, {args.seed})",
+                                            env=envs.get(name)))
     print(f"MCTS speed: {args.positions} positions x {args.sims} simulations, best of {args.rounds} rounds "
           f"(each the best of 2 passes)")
     best = {}
@@ -91,7 +95,7 @@ def main() -> None:
         print(f"{name:<9} ours random rollouts {r['ours_random_sims_per_s']:.0f} sims/s, ours as shipped "
               f"{r['ours_shipped_sims_per_s']:.0f} sims/s, OpenSpiel MCTSBot {r['openspiel_sims_per_s']:.0f} sims/s; "
               f"ours / MCTSBot: random rollouts x{r['ratio_random']:.2f}, as shipped x{r['ratio_shipped']:.2f}")
-    if args.baseline:
+    if args.baseline or args.pure_baseline:
         c, b = best["current"], best["baseline"]
         print(f"\nratios current / baseline: ours random rollouts x{c['ours_random_sims_per_s'] / b['ours_random_sims_per_s']:.2f}, "
               f"as shipped x{c['ours_shipped_sims_per_s'] / b['ours_shipped_sims_per_s']:.2f}, MCTSBot (same engine) "

@@ -1,9 +1,12 @@
 """What the speed benchmarks share to compare this checkout with a git revision in the same run:
 a temporary worktree of the revision (its C extension built in place, as an install would), and a
-measurement run in a fresh process that imports ``clans_env`` from a given checkout."""
+measurement run in a fresh process that imports ``clans_env`` from a given checkout. With
+``pure_baseline`` the baseline is this checkout's pure-Python engine (``CLANS_PURE_PYTHON=1``, see
+setup.py) against its compiled build, measured the same way."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import subprocess
@@ -15,9 +18,13 @@ BENCHMARKS = os.path.join(ROOT, "benchmarks")
 
 
 @contextlib.contextmanager
-def checkouts(baseline: str | None, prefix: str = "clans-baseline-"):
+def checkouts(baseline: str | None, prefix: str = "clans-baseline-", pure_baseline: bool = False):
     """``{"current": ROOT}``, or with a ``baseline`` revision ``{"baseline": <worktree>, "current": ROOT}``;
-    the worktree is removed afterwards."""
+    the worktree is removed afterwards. ``pure_baseline``: ``{"baseline": ROOT, "current": ROOT}``, the
+    baseline to be measured with ``env=PURE`` (``measure_in``)."""
+    if pure_baseline:
+        yield {"baseline": ROOT, "current": ROOT}
+        return
     if not baseline:
         yield {"current": ROOT}
         return
@@ -27,17 +34,26 @@ def checkouts(baseline: str | None, prefix: str = "clans-baseline-"):
     if os.path.exists(os.path.join(tmp, "setup.py")):
         # compiled parts (the observation encoder) as an install would build them; a revision whose
         # build fails is measured with its pure-Python fallback, as an install without a compiler
-        subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tmp, capture_output=True)
+        # like for like: the baseline's engine is compiled (setup.py, mypyc) only where this checkout's is
+        env = dict(os.environ)
+        if not glob.glob(os.path.join(ROOT, "clans_env", "engine", "_compiled__mypyc*")):
+            env["CLANS_PURE_PYTHON"] = "1"
+        subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tmp, env=env, capture_output=True)
     try:
         yield {"baseline": tmp, "current": ROOT}
     finally:
         subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", tmp], capture_output=True)
 
 
-def measure_in(path: str, module: str, call: str):
+#: the environment that makes a checkout run its engine as pure Python even where it was compiled
+PURE = {"CLANS_PURE_PYTHON": "1"}
+
+
+def measure_in(path: str, module: str, call: str, env: dict | None = None):
     """``module.<call>`` (a benchmark module of this folder) evaluated in a fresh process that imports
-    ``clans_env`` from the checkout at ``path``; its result must be JSON."""
-    env = dict(os.environ, PYTHONPATH=path)
+    ``clans_env`` from the checkout at ``path`` (with ``env`` added to the environment); its result
+    must be JSON."""
+    env = dict(os.environ, PYTHONPATH=path, **(env or {}))
     code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {BENCHMARKS!r});"
             f"import {module} as m; print(json.dumps(m.{call}))")
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)

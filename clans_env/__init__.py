@@ -3,8 +3,17 @@
 ``from clans_env import Game, GameConfig, IllegalActionError`` gives the rules engine.
 The PettingZoo / Gymnasium layers are imported lazily so that the engine stays usable
 without them.
+
+``CLANS_PURE_PYTHON=1`` in the environment makes the engine import its Python sources even where
+its modules were compiled (``setup.py``); ``clans_env.engine.COMPILED`` tells which engine runs.
 """
-from .engine import Game, GameConfig, IllegalActionError
+import os as _os
+
+if _os.environ.get("CLANS_PURE_PYTHON", "").strip().lower() not in ("", "0", "false", "no"):
+    from ._pure import prefer_sources as _prefer_sources
+    _prefer_sources("clans_env.engine")
+
+from .engine import Game, GameConfig, IllegalActionError  # noqa: E402
 
 __all__ = ["Game", "GameConfig", "IllegalActionError", "env", "raw_env"]
 __version__ = "0.1.0"

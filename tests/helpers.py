@@ -15,12 +15,20 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from clans_env import Game, GameConfig
+from clans_env.engine import COMPILED
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
 from clans_env.engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from clans_env.engine.rules.common import place_unit, remove_unit
 from clans_env.engine.state import ACTION, K_MAIN, K_POST_MAIN, SETUP
+
+#: for tests that monkeypatch a function of an engine module: in the compiled engine (setup.py) compiled
+#: modules call each other's functions directly, so the patch is not seen
+patches_engine = pytest.mark.skipif(COMPILED, reason="monkeypatches an engine function, which compiled "
+                                    "modules call directly (run with CLANS_PURE_PYTHON=1)")
 
 SIDES = ("A1", "B1", "C1", "D1")
 GRASS, FOREST, MOUNTAIN = LAND_GRASS, LAND_FOREST, LAND_MOUNTAIN

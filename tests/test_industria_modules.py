@@ -20,6 +20,7 @@ from clans_env.engine.rules.farmers_markets import MARKET
 from clans_env.engine.rules.scoring import alternative_two_player_split, final_scores
 from clans_env.engine.modules import hooks_for
 from clans_env.engine.rules.setup import prepare_round
+from helpers import patches_engine
 from helpers import (GRASS, act, active_land, blank_position, label, legal_names, make_game, play_setup,
                      placement_targets, put, random_playout, start_turn)
 
@@ -204,6 +205,7 @@ def test_one_award_tile_is_drawn_at_setup():
     assert seen == set(D.AWARD_TILES)
 
 
+@patches_engine
 @pytest.mark.parametrize("n,values,expected", [
     (3, [5, 3, 1], [12, 6, 0]),
     (4, [5, 5, 1, 0], [9, 9, 0, 0]),          # a tie for best shares 12 + 6
@@ -221,6 +223,7 @@ def test_award_vp_best_and_second_ties_share(monkeypatch, n, values, expected):
     assert [row["award"] for row in final_scores(g)] == expected
 
 
+@patches_engine
 @pytest.mark.parametrize("value,vp", [(23, -4), (24, 0), (26, 0), (27, 4), (40, 4)])
 def test_solo_award_card_thresholds(monkeypatch, value, vp):
     """R10.3 "compare your progress against the card's thresholds to score 4 VP, 0 VP, or -4 VP"

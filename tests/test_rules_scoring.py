@@ -4,6 +4,7 @@ import pytest
 
 from clans_env.engine import data as D
 from clans_env.engine.rules.scoring import connected_settlements, final_scores, import_values, scoring_tile_glory
+from helpers import patches_engine
 from helpers import (FOREST, GRASS, MOUNTAIN, act, active_land, blank_position, loch_distance, put, river_pairs,
                      start_turn)
 
@@ -201,6 +202,7 @@ def test_export_scoring(n, contracts, vp):
     assert [r["export_bonus"] for r in final_scores(g)] == vp
 
 
+@patches_engine
 @pytest.mark.parametrize("n,settlements,vp", [
     (3, [3, 2, 1], [18, 12, 6]),
     (4, [4, 3, 2, 1], [18, 12, 6, 0]),

@@ -8,6 +8,7 @@ from clans_env.engine import data as D
 from clans_env.engine.rules import scoring, solo
 from clans_env.engine.rules.scoring import solo_band
 from clans_env.engine.rules.setup import prepare_round
+from helpers import patches_engine
 from helpers import GRASS, act, active_land, blank_position, put, start_turn
 
 SIDES = ("A1", "B1", "C1", "D1")
@@ -232,6 +233,7 @@ def test_solo_export_thresholds(done, vp):
     assert g.final_scores()[0]["export_bonus"] == vp
 
 
+@patches_engine
 @pytest.mark.parametrize("count,vp", [(1, 0), (7, 0), (8, 6), (10, 6), (11, 12), (13, 12), (14, 18), (20, 18)])
 def test_solo_settlement_thresholds(count, vp, monkeypatch):
     """Solo Scoring Thresholds: 14 or more Settlements = 18 VP; 11-13 = 12 VP; 8-10 = 6 VP."""
