@@ -80,7 +80,8 @@ class Module:
     #: the class of its per-game state: one slotted record in ``Game.modstate[name]`` (cloned with
     #: ``copy``, saved with ``to_dict`` / ``from_dict``; ``from_misc`` pops a version-3 save's ``misc``
     #: keys into ``to_dict``'s layout), or None for a module whose state still lives in ``Game.misc``
-    record = None
+    record: type | None = None
+
     def seats(self, config) -> tuple:
         return ()
 

@@ -163,6 +163,10 @@ class AutomaSeat:
     def to_list(self) -> list:
         return [self.level, self.pointer, self.action, self.support, self.pile[:], self.discard[:], self.removed[:]]
 
+    def __reduce__(self):
+        # pickled through the constructor: the compiled engine's native classes pickle no other way
+        return AutomaSeat, tuple(self.to_list())
+
 
 class AutomaState:
     """The Automa module's state in a game (``g.modstate["automa"]``): each Automa seat's board, and the
@@ -174,6 +178,9 @@ class AutomaState:
 
     def copy(self) -> "AutomaState":
         return AutomaState({p: s.copy() for p, s in self.seats.items()}, self.log[:])   # round lists: copy on write
+
+    def __reduce__(self):
+        return AutomaState, (self.seats, self.log)
 
     def to_dict(self) -> dict:
         return {"seats": [[p] + s.to_list() for p, s in self.seats.items()], "log": [list(r) for r in self.log]}

@@ -57,7 +57,7 @@ def setup_players(g) -> None:
     rng.shuffle(tiles)
     # the seats that choose: all, or the players beside an Automa (it has no clan and no Starting tile)
     seats = g.hooks.engine_seats
-    choosers = [p for p in g.turn_order if p not in seats]
+    choosers: list[int] = [p for p in g.turn_order if p not in seats]
     n = len(choosers)
     for setup_seats in g.hooks.setup_seats:
         setup_seats(g)
