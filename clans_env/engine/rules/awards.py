@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .. import data as D
 from ..modules import define
-from .industria_scoring import own_units, settlement_sizes
+from .common import unit_spaces
+from .industria_scoring import settlement_sizes
 from .scoring import basic_in_stock, processed_in_stock, tier_split
 from .automa import award_vp as automa_award_vp
 
@@ -28,8 +29,9 @@ def measure(g, p: int, tile: int) -> int:
     pl = g.players[p]
     topo = g.topo
     kind = D.AWARD_MEASURE[tile]
+    # Awards 1, 8, 9 count p's units on spaces, the Train station one of them (R13.16, I18)
     if kind == "units":
-        return len(own_units(g, p))
+        return len(unit_spaces(g, p))
     if kind == "imports_one_type":
         return max(pl.imports)
     if kind == "glory":
@@ -43,9 +45,9 @@ def measure(g, p: int, tile: int) -> int:
     if kind == "processed_goods":
         return processed_in_stock(g, p)
     if kind == "units_along_rivers":
-        return sum(1 for s, _ in own_units(g, p) if topo.along_river >> s & 1)
+        return sum(1 for s in unit_spaces(g, p) if topo.along_river >> s & 1)
     if kind == "units_next_to_lochs":
-        return sum(1 for s, _ in own_units(g, p) if topo.next_to_loch >> s & 1)
+        return sum(1 for s in unit_spaces(g, p) if topo.next_to_loch >> s & 1)
     raise AssertionError(f"Award tile {tile} measures {kind!r}, which has no rule")  # pragma: no cover
 
 

@@ -202,6 +202,29 @@ def units_of(g, p: int, unit: int) -> int:
     return out
 
 
+def station_space(g, p: int) -> int:
+    """p's Train station's space, or -1 (none in play: no Train module, still on the Delivery track, or
+    discarded)."""
+    st = g.misc.get(STATION)
+    return st[p] if st and st[p] >= 0 else -1
+
+
+def unit_spaces(g, p: int) -> list[int]:
+    """The space of each of p's units on the map, one entry per unit: a second unit on a space (Industria
+    R4.5 "each unit counts individually") and p's Train station (R13.16 "counts as one of your units on
+    that space") included. For the conditions that count p's units on spaces (Awards 1, 8, 9; Scoring
+    tiles 5, 14, 15; Milestone 12; readings T7, I15); not for those about deployed units or unit types,
+    which the station is not (R13.16, Q16)."""
+    out = list(bits(g.players[p].spaces))
+    stacked = g.misc.get(STACKED)
+    if stacked:
+        out += [stacked[i] for i in range(0, len(stacked), 3) if stacked[i + 2] == p]
+    st = station_space(g, p)
+    if st >= 0:
+        out.append(st)
+    return out
+
+
 def gain_money(g, p: int, amount: int) -> None:
     g.players[p].money += amount
 

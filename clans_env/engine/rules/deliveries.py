@@ -362,6 +362,13 @@ def _city_spaces(g, p: int) -> int:
 
 _DEPLOY = Part(lambda g, p, part: bool(deploy_units(g, p, part)),
                lambda g, p, part: push_step(g, p, "deploy", part["kind"], -1))
+#: tile 15's "1 free space" is the aid's Free space, "an Expand action without paying the land cost (...
+#: all normal Expand rules apply)" (C-S5): a clan's own ways to expand are offered there too, as in the
+#: Direct export bonus's Free space (``free_space_actions``: Sinclair's Railroad Reach). Tile 1's
+#: "adjacent free spaces" are bound to adjacent spaces (Q31), so no reach of any kind applies there.
+FREE_SPACE_KINDS = frozenset({"free_space"})
+_FREE_SPACE = Part(lambda g, p, part: bool(deploy_units(g, p, part) or g.clans[p].free_space_actions(g, p)),
+                   _DEPLOY.take)
 
 #: part kind -> its Part (every kind of data/trains.toml; the tiles using each in the comments)
 PARTS: dict[str, Part] = {
@@ -369,7 +376,7 @@ PARTS: dict[str, Part] = {
     "goods": Part(_always, _take_goods),                                                   # 8, 11, 15
     "upgrade": Part(_upgrade_possible, lambda g, p, part: g.stack.append((K_BONUS_UPGRADE, p))),  # 4, 18
     "adjacent_free_space": _DEPLOY, "field_land_cost": _DEPLOY, "skip_expand": _DEPLOY,     # 1, 2, 4
-    "free_space": _DEPLOY,                                                                 # 15
+    "free_space": _FREE_SPACE,                                                             # 15
     "city_tile": Part(lambda g, p, part: bool(_city_spaces(g, p)), _starts("city", 0)),    # 3
     "bonus_action": Part(_always, _take_bonus_action),                                     # 3, 11, 15
     "return_upgrades": Part(lambda g, p, part: len(returnable_upgrades(g, p)) > 0          # 5
@@ -635,6 +642,18 @@ class Deploy(UnitSpaceStep):
 
     def unit_types(self, g, frame):
         return DEPLOY_RULES[frame[3]][3]
+
+    def legal(self, g, frame):
+        out = super().legal(g, frame)
+        if frame[4] < 0 and frame[3] in FREE_SPACE_KINDS:
+            out += g.clans[frame[1]].free_space_actions(g, frame[1])
+        return out
+
+    def apply(self, g, frame, action):
+        p = frame[1]
+        if frame[4] < 0 and frame[3] in FREE_SPACE_KINDS and g.clans[p].apply_free_space(g, p, action):
+            return
+        super().apply(g, frame, action)
 
     def targets(self, g, frame, unit):
         where, pay_unit, pay_land, _ = DEPLOY_RULES[frame[3]]

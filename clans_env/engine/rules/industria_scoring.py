@@ -4,7 +4,8 @@ docs/rules-index.md). Glory per item from data/industria.toml.
 "Per pair" tiles (10, 13, 17) score the best pairing: a unit belongs to at most one pair, a Field
 to two on tile 13 ("One Field produces 2 Grain, so it can be used for 2 pairs"; Q13). Units on one
 space neighbour each other (R4.4) and each unit counts (R4.5): the tiles read the player's units
-through ``own_units``, so a second unit on a space (Industria's stacking effects) counts too.
+through ``own_units``, so a second unit on a space (Industria's stacking effects) counts too. The tiles that
+count units on spaces without their type (14, 15, 18) read ``unit_spaces``, the Train station included (I18).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
-from .common import STACKED, STATION
+from .common import STACKED, unit_spaces
 from .registry import SCORING_TILES
 from .scoring import goods_in_stock, settlements
 
@@ -112,11 +113,8 @@ def settlement_sizes(g, p: int) -> list[int]:
     """How many of p's units each of p's Settlements holds: a second unit on a space counts (R4.5), and so
     does p's Train station ("counts as one of your units on that space", R13.16; Q17: with an opponent's
     unit it is "a 1-unit Settlement of yours")."""
-    units = own_units(g, p)
-    st = g.misc.get(STATION)
-    station = st[p] if st else -1
-    return [sum(1 for s, _ in units if comp >> s & 1) + (1 if station >= 0 and comp >> station & 1 else 0)
-            for comp in settlements(g, p)]
+    units = unit_spaces(g, p)
+    return [sum(1 for s in units if comp >> s & 1) for comp in settlements(g, p)]
 
 
 def _settlement_units(g, p: int) -> list[list[int]]:
@@ -146,10 +144,10 @@ def scoring_tile_glory(g, p: int, tile: int) -> int:
         for s in bits(topo.central_loch):
             for t in g.board.adjacent[s]:
                 around |= 1 << t
-        return per * (sum(1 for s, _ in own_units(g, p) if around >> s & 1) // D.TILE14_UNITS)
+        return per * (sum(1 for s in unit_spaces(g, p) if around >> s & 1) // D.TILE14_UNITS)   # the station too (I18)
     if tile == 15:
         dry = topo.land_mask & ~topo.next_to_loch
-        return per * sum(1 for s, _ in own_units(g, p) if dry >> s & 1)
+        return per * sum(1 for s in unit_spaces(g, p) if dry >> s & 1)          # the station too (I18)
     if tile == 16:
         return per * max((len({unit_type(u) for u in units}) for units in _settlement_units(g, p)), default=0)
     if tile == 17:

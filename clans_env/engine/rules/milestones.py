@@ -17,7 +17,7 @@ from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
 from ..topology import bits
-from .common import STACKED, STATION
+from .common import STACKED, STATION, station_space, unit_spaces
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
@@ -105,26 +105,12 @@ def _triangles(g, comp: int) -> int:
     return count
 
 
-def _station(g, p: int) -> int:
-    """p's Train station space, or -1. R13.16: it "counts as one of your units on that space", so the
-    Milestones about spaces with p's units (7, 13) and about p's units on the map (11, 12) count it; it is
-    neither deployed nor of a unit type, so 8, 9 and 10 do not (T7)."""
-    st = g.misc.get(STATION)
-    return st[p] if st else -1
-
-
 def _spaces_with_units(g, p: int) -> int:
-    st = _station(g, p)
+    """R13.16: the Train station "counts as one of your units on that space", so the Milestones about
+    spaces with p's units (7, 13) and about p's units on the map (11, 12) count it; it is neither deployed
+    nor of a unit type, so 8, 9 and 10 do not (T7)."""
+    st = station_space(g, p)
     return g.players[p].spaces | (1 << st if st >= 0 else 0)
-
-
-def _unit_spaces(g, p: int) -> list[int]:
-    """The space of each of p's units on the map, the Train station included (R13.16)."""
-    out = [s for s, _ in own_units(g, p)]
-    st = _station(g, p)
-    if st >= 0:
-        out.append(st)
-    return out
 
 
 def _line5(g, p: int, length: int) -> bool:
@@ -203,10 +189,10 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 10:
         return len(own_units(g, p)) >= _p(10, "amount")
     if tile == 11:
-        units = _unit_spaces(g, p)
+        units = unit_spaces(g, p)
         return any(sum(1 for s in units if c >> s & 1) >= _p(11, "amount") for c in settlements(g, p))
     if tile == 12:
-        return sum(1 for s in _unit_spaces(g, p) if g.topo.along_river >> s & 1) >= _p(12, "amount")
+        return sum(1 for s in unit_spaces(g, p) if g.topo.along_river >> s & 1) >= _p(12, "amount")
     if tile == 13:
         return _line5(g, p, _p(13, "amount"))
     if tile == 14:

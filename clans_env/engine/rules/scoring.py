@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import data as D
 from ..topology import bits, components
-from .common import STACKED, STATION
+from .common import station_space, unit_spaces
 from .registry import SCORING_TILES
 
 
@@ -46,11 +46,8 @@ def _tile4(g, p: int) -> int:
 
 def _tile5(g, p: int) -> int:
     border = g.topo.border
-    units = (g.players[p].spaces & border).bit_count()
-    stacked = g.misc.get(STACKED)
-    if stacked:                 # Industria: each unit counts, two on a space too (R4.5, Q3)
-        units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
-    return 3 * (units // 2)
+    # each unit counts, two on a space too (Industria R4.5, Q3), and the Train station (R13.16, I18)
+    return 3 * (sum(1 for s in unit_spaces(g, p) if border >> s & 1) // 2)
 
 
 def _tile6(g, p: int) -> int:
@@ -66,7 +63,8 @@ def _tile8(g, p: int) -> int:
 
 
 def _tile9(g, p: int) -> int:
-    return 2 * (g.players[p].spaces & g.topo.cost56).bit_count()
+    st = station_space(g, p)    # Industria R13.16: the Train station's space is one with p's unit (I18)
+    return 2 * ((g.players[p].spaces | (1 << st if st >= 0 else 0)) & g.topo.cost56).bit_count()
 
 
 _TILE3_UNITS = (D.SHEEP, D.COW, D.DAIRY, D.BAKERY, D.DISTILLERY)
@@ -111,9 +109,9 @@ def round_scoring(g) -> None:
 def settlements(g, p: int) -> list[int]:
     """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
     own = g.players[p].spaces
-    st = g.misc.get(STATION)
-    if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
-        own |= 1 << st[p]
+    st = station_space(g, p)
+    if st >= 0:                          # Industria R13.16: the Train station counts as one of p's units
+        own |= 1 << st
     return components(own, g.topo.neighbours)
 
 
