@@ -3,6 +3,8 @@ numbers of docs/rules-index.md; readings T4, T5, T7, T8, T11 of docs/rules-inter
 Each test plays its position through the public API (``legal_actions`` / ``apply``)."""
 from __future__ import annotations
 
+import pytest
+
 from clans_env.engine import actions as A
 from clans_env.engine import data as D
 from clans_env.engine.board import hex_distance
@@ -197,41 +199,22 @@ def _claimable(g, p, tile):
     return CHOOSE + 0 in g.legal_actions()
 
 
-def test_station_counts_for_milestone_13_five_spaces_in_a_line():
-    """R13.24 tile 13 "5 spaces with your units" with R13.16 (the station "counts as one of your units on
-    that space"), as for tile 7's spaces."""
+@pytest.mark.parametrize("tile, spaces", [
+    (13, lambda g: _line(g, 5)),                                                    # "5 spaces with your units"
+    (11, lambda g: grass_cluster(g, 6)),                                            # "A Settlement with 6 units"
+    (12, lambda g: _grass_where(g, lambda s: g.topo.along_river >> s & 1, 8)),      # "8 units along rivers"
+])
+def test_station_counts_for_milestones_11_12_13(tile, spaces):
+    """R13.24 tiles 11, 12 and 13 with R13.16 (the station "counts as one of your units on that space", as for
+    tile 7's spaces): one unit short of the condition, the station completes it."""
     g = train_position(3)
     p, q = 0, 1
-    line = _line(g, 5)
-    for s, u in zip(line[:4], UNITS):
+    where = spaces(g)
+    for s, u in zip(where[:-1], UNITS):
         put(g, p, u, s)
-    assert not _claimable(g, p, 13)
-    _station_for(g, p, q, line[4])
-    assert _claimable(g, p, 13)
-
-
-def test_station_counts_for_milestone_11_settlement_units():
-    """R13.24 tile 11 "A Settlement with 6 units" with R13.16."""
-    g = train_position(3)
-    p, q = 0, 1
-    cluster = grass_cluster(g, 6)
-    for s, u in zip(cluster[:5], UNITS):
-        put(g, p, u, s)
-    assert not _claimable(g, p, 11)
-    _station_for(g, p, q, cluster[5])
-    assert _claimable(g, p, 11)
-
-
-def test_station_counts_for_milestone_12_units_along_rivers():
-    """R13.24 tile 12 "8 units along rivers" with R13.16."""
-    g = train_position(3)
-    p, q = 0, 1
-    river = _grass_where(g, lambda s: g.topo.along_river >> s & 1, 8)
-    for s, u in zip(river[:7], UNITS):
-        put(g, p, u, s)
-    assert not _claimable(g, p, 12)
-    _station_for(g, p, q, river[7])
-    assert _claimable(g, p, 12)
+    assert not _claimable(g, p, tile)
+    _station_for(g, p, q, where[-1])
+    assert _claimable(g, p, tile)
 
 
 def test_station_is_not_a_deployed_unit_for_milestone_10():
