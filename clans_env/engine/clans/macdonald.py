@@ -45,17 +45,21 @@ def adjacency_masks(board) -> tuple[int, ...]:
 def fishermen(game, p: int) -> int:
     ua = game.unit_at
     out = 0
-    for s in bits(game.players[p].spaces):
-        if ua[s] == D.FISHERMAN:
-            out |= 1 << s
+    left = game.players[p].spaces
+    while left:                 # bits() inlined: this runs several times per MacDonald decision
+        low = left & -left
+        if ua[low.bit_length() - 1] == D.FISHERMAN:
+            out |= low
+        left ^= low
     return out
 
 
-def near_fishermen(game, p: int, except_space: int = -1) -> int:
-    """Spaces adjacent to p's Fishermen (other than one on ``except_space``)."""
+def near_fishermen(game, p: int, except_space: int = -1, fish: int = -1) -> int:
+    """Spaces adjacent to p's Fishermen (other than one on ``except_space``); ``fish``: p's Fishermen
+    when the caller has them already."""
     adj = adjacency_masks(game.board)
     out = 0
-    for s in bits(fishermen(game, p)):
+    for s in bits(fishermen(game, p) if fish == -1 else fish):
         if s != except_space:
             out |= adj[s]
     return out
@@ -72,9 +76,9 @@ def fisherman_spaces(game, p: int) -> int:
     return water_spaces(game) & ~near_fishermen(game, p)
 
 
-def row_targets(game, p: int, space: int) -> int:
+def row_targets(game, p: int, space: int, fish: int = -1) -> int:
     adj = adjacency_masks(game.board)
-    return adj[space] & water_spaces(game) & ~game.occupied & ~near_fishermen(game, p, except_space=space)
+    return adj[space] & water_spaces(game) & ~game.occupied & ~near_fishermen(game, p, space, fish)
 
 
 def rebalance(pl) -> None:
@@ -140,7 +144,8 @@ class MacDonald(Clan):
     def main_actions(self, game, p: int) -> list[int]:
         if game.turn.get("rowed"):
             return []
-        return [SPACE + s for s in bits(fishermen(game, p)) if row_targets(game, p, s)]
+        fish = fishermen(game, p)
+        return [SPACE + s for s in bits(fish) if row_targets(game, p, s, fish)]
 
     def apply_main(self, game, p: int, action: int) -> bool:
         if SPACE <= action < SPACE + game.board.num_spaces:

@@ -7,6 +7,8 @@ from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
+
+FISHERMAN = D.FISHERMAN
 from .common import (RESERVED, affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
                      reserved_by)
 from .contracts import building_bonus_available, start_building_bonus
@@ -18,9 +20,11 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     """Unit types p can deploy somewhere now (the hot path of legal-move generation: one reach
     lookup, then a few bit operations per unit type)."""
     pl = g.players[p]
-    left = pl.units_left
-    open_spaces = reach(g, p) & ~g.occupied
-    own_res = reserved_by(g, p) & reach(g, p) if g.misc.get(RESERVED) else 0   # Delivery bonus 19
+    r = pl.reach
+    if r == -1:
+        r = reach(g, p)
+    open_spaces = r & ~g.occupied
+    own_res = reserved_by(g, p) & r if g.misc.get(RESERVED) else 0   # Delivery bonus 19
     if not open_spaces and not own_res:
         return
     topo = g.topo
@@ -30,19 +34,20 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     cost_le = topo.cost_le
     top = len(cost_le) - 1
     restricts = clan.restricts_targets
+    unit_cost = clan.unit_cost
     money = pl.money
-    for u in range(D.NUM_UNITS):
-        if left[u] <= 0:
+    for u, left in enumerate(pl.units_left):
+        if left <= 0:
             continue
         cand = open_spaces & unit_mask[u]
         if cand and restricts:
             cand &= clan.target_mask(g, p, u)
         if not cand and not own_res:
             continue
-        budget = money - clan.unit_cost(g, p, u)
+        budget = money - unit_cost(g, p, u)
         if not cand:
             ok = False
-        elif free_land or u == D.FISHERMAN:
+        elif free_land or u == FISHERMAN:
             ok = budget >= 0 or (dmask and budget + disc >= 0 and cand & dmask)
         elif budget >= 0 and cand & cost_le[budget if budget < top else top]:
             ok = True
@@ -51,7 +56,7 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
             ok = b >= 0 and cand & dmask & cost_le[b if b < top else top]
         else:
             ok = False
-        if not ok and own_res and own_res & unit_mask[u] and money >= clan.unit_cost(g, p, u):
+        if not ok and own_res and own_res & unit_mask[u] and money >= unit_cost(g, p, u):
             ok = not restricts or bool(own_res & clan.target_mask(g, p, u))
         if ok:
             out.append(EXPAND + u)
