@@ -55,7 +55,8 @@ def components(mask: int, adjacency) -> list[int]:
 class Topology:
     __slots__ = ("board", "num_players", "num_spaces", "active", "land_mask", "loch_mask", "port_mask",
                  "unit_mask", "cost", "cost_le", "border", "delta", "neighbours", "reach", "port_space",
-                 "central_loch", "mist", "labels", "cost56", "along_river", "next_to_loch", "market_sites")
+                 "central_loch", "mist", "labels", "cost56", "along_river", "next_to_loch", "market_sites",
+                 "port_spaces")
 
     def __init__(self, board: Board, num_players: int):
         self.board = board
@@ -98,6 +99,7 @@ class Topology:
         # ports in play: slot k sits on module k's port position for this player count
         which = 0 if num_players <= 2 else 1
         self.port_space = tuple(pp[which] for pp in board.port_positions)
+        self.port_spaces = sum(1 << s for s in set(self.port_space))   # bit set of the slots' spaces
 
     def _reach(self, s: int, level: int) -> int:
         b = self.board

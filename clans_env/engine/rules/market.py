@@ -25,22 +25,26 @@ def trade_options(g, p: int, out: list) -> None:
     budget = pl.money + clan.trade_money
     goods = pl.goods
     wild = clan.wild_processed(g, p) if clan.custom_trade else 0     # Clan Fraser's Kilts
-    for good in range(D.NUM_GOODS):
+    prices = g.prices
+    for good, price_track, basic, buy, sell in _TRADE_ROWS:
         area = good * 2
         if not market[area + SELL]:          # may buy
-            q = budget // D.PRICES[good][g.prices[good]]
+            q = budget // price_track[prices[good]]
             if q > stock:
                 q = stock
             if q > 0:
-                base = TRADE + (area + BUY) * MAX_TRADE_QTY
-                out.extend(range(base, base + q))
+                out.extend(range(buy, buy + q))
         if not market[area + BUY]:           # may sell
-            q = goods[good] + (wild if wild and not D.IS_BASIC[good] else 0)
+            q = goods[good] + (wild if wild and not basic else 0)
             if q > stock:
                 q = stock
             if q > 0:
-                base = TRADE + (area + SELL) * MAX_TRADE_QTY
-                out.extend(range(base, base + q))
+                out.extend(range(sell, sell + q))
+
+
+#: per Good: its price track, whether it is Basic, and the first Trade index to buy and to sell it
+_TRADE_ROWS = tuple((good, D.PRICES[good], D.IS_BASIC[good], TRADE + (good * 2 + BUY) * MAX_TRADE_QTY,
+                     TRADE + (good * 2 + SELL) * MAX_TRADE_QTY) for good in range(D.NUM_GOODS))
 
 
 def do_trade(g, p: int, good: int, direction: int, qty: int, discount: int = 0, limit: int = 0) -> None:

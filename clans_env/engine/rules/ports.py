@@ -53,6 +53,8 @@ def port_options(g, p: int, out: list) -> None:
         return
     pl = g.players[p]
     r = -1 if g.turn.get("any_port") else reach(g, p)    # Industria Delivery bonus 11: even out of reach
+    if not r & g.topo.port_spaces:          # no slot's space in reach (common before Shipping grows)
+        return
     for slot, tile in enumerate(tiles):
         if not pl.ports_used >> slot & 1 and r >> g.topo.port_space[slot] & 1 and tile_applicable(g, p, tile):
             out.append(USE_PORT + slot)
