@@ -33,6 +33,20 @@ def bits(mask: int):
         mask ^= low
 
 
+#: per byte of a space set (16: space ids are below 128) and byte value, its set bit positions
+_BYTE_BITS = tuple(tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(16))
+
+
+def bit_list(mask: int) -> list[int]:
+    """``list(bits(mask))`` for a space set, a byte at a time: faster than ``bits`` for the dozens of
+    spaces a placement can target (a legal list of its own)."""
+    out: list[int] = []
+    for k, byte in enumerate(mask.to_bytes(16, "little")):
+        if byte:
+            out += _BYTE_BITS[k][byte]
+    return out
+
+
 def components(mask: int, adjacency) -> list[int]:
     """The connected parts of the space set ``mask`` (bit sets, lowest space first), spaces joined when
     ``adjacency[s]`` (a bit set per space) links them: settlements, herds, groups."""

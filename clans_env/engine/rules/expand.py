@@ -6,7 +6,7 @@ from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
-from ..topology import bits
+from ..topology import bit_list
 
 FISHERMAN = D.FISHERMAN
 from .common import (RESERVED, affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
@@ -112,7 +112,7 @@ def place_targets(g, frame) -> int:
 
 @legal_for(K_PLACE)
 def legal_place(g, frame) -> list:
-    return [SPACE + s for s in bits(place_targets(g, frame))]
+    return [SPACE + s for s in bit_list(place_targets(g, frame))]
 
 
 @has_legal_for(K_PLACE)
