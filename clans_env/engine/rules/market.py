@@ -33,18 +33,23 @@ def trade_options(g, p: int, out: list) -> None:
             if q > stock:
                 q = stock
             if q > 0:
-                out.extend(range(buy, buy + q))
+                out += buy[q]
         if not market[area + BUY]:           # may sell
             q = goods[good] + (wild if wild and not basic else 0)
             if q > stock:
                 q = stock
             if q > 0:
-                out.extend(range(sell, sell + q))
+                out += sell[q]
 
 
-#: per Good: its price track, whether it is Basic, and the first Trade index to buy and to sell it
-_TRADE_ROWS = tuple((good, D.PRICES[good], D.IS_BASIC[good], TRADE + (good * 2 + BUY) * MAX_TRADE_QTY,
-                     TRADE + (good * 2 + SELL) * MAX_TRADE_QTY) for good in range(D.NUM_GOODS))
+def _runs(first: int) -> tuple:
+    """For q = 0..MAX_TRADE_QTY, the Trade indices of quantities 1..q (``first``: quantity 1's)."""
+    return tuple(tuple(range(first, first + q)) for q in range(MAX_TRADE_QTY + 1))
+
+
+#: per Good: its price track, whether it is Basic, and its buy and sell indices (``_runs``), appended whole
+_TRADE_ROWS = tuple((good, D.PRICES[good], D.IS_BASIC[good], _runs(TRADE + (good * 2 + BUY) * MAX_TRADE_QTY),
+                     _runs(TRADE + (good * 2 + SELL) * MAX_TRADE_QTY)) for good in range(D.NUM_GOODS))
 
 
 def do_trade(g, p: int, good: int, direction: int, qty: int, discount: int = 0, limit: int = 0) -> None:
