@@ -99,7 +99,7 @@ def test_milestone_4_kilts_are_not_basic_goods():
 
 
 def award_scores(g, tile):
-    g.misc[AW.AWARD] = tile
+    g.modstate["awards"].tile = tile
     return [row["award"] for row in g.final_scores()]
 
 

@@ -295,7 +295,8 @@ def test_fraser_sells_a_kilt_as_any_processed_good():
 def give_contract(g, p, cid):
     g.pile = [c for c in g.pile if c != cid]
     g.display = [(-1 if c == cid else c) for c in g.display]
-    g.misc["refill"] = [c for c in g.misc.get("refill", []) if c != cid]
+    if "refill_board" in g.modstate:
+        g.modstate["refill_board"].board = [c for c in g.modstate["refill_board"].board if c != cid]
     g.players[p].open_contracts = [cid]
 
 

@@ -55,7 +55,7 @@ def test_base_game_is_unchanged_with_every_module_off():
         random_playout(b, random.Random(n))
         assert a.history == b.history and a.final_scores() == b.final_scores()
         assert all(row["award"] == 0 for row in a.final_scores())
-        assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice"))
+        assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice")) and not a.modstate
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])
@@ -115,9 +115,9 @@ def test_industria_segment_encodes_markets_refill_board_and_award():
     from clans_env.encoding.observation import INDUSTRIA_DECISION_KINDS
     assert v["industria.decision.kind"].tolist() == [k == "market_sell" for k in INDUSTRIA_DECISION_KINDS]
     assert v["decision.kind"].sum() == 0
-    first = g.misc["refill"][0]
+    first = g.modstate["refill_board"].board[0]
     assert (v["industria.refill_board"][:CONTRACT_WIDTH] == CONTRACT_TABLE[first + 1]).all()
-    assert v["industria.award"][D.AWARD_TILES.index(g.misc["award"])] == 1
+    assert v["industria.award"][D.AWARD_TILES.index(g.modstate["awards"].tile)] == 1
 
 
 # ---- Export contract refill board (R1.1, R2.1, R9) -------------------------------------------------
@@ -127,7 +127,7 @@ def test_refill_board_filled_at_setup():
     base = Game(GameConfig(num_players=3, seed=5, clan_selection="none"))
     g = Game(GameConfig(num_players=3, seed=5, clan_selection="none", refill_board=True))
     assert g.display == base.display
-    assert g.misc["refill"] == base.pile[:D.REFILL_SLOTS]
+    assert g.modstate["refill_board"].board == base.pile[:D.REFILL_SLOTS]
     assert g.pile == base.pile[D.REFILL_SLOTS:]
 
 
@@ -137,7 +137,7 @@ def test_preparation_refills_from_the_refill_board_then_tops_it_up():
     still taken from the Export board only."""
     g = blank_position(3, refill_board=True)
     p = g.current_player
-    refill = list(g.misc["refill"])
+    refill = list(g.modstate["refill_board"].board)
     top2 = g.pile[:2]
     assert {n for n in legal_names(g) if n.startswith("take_contract")} == {f"take_contract:{k}" for k in range(5)}
     act(g, "take_contract:1")
@@ -146,8 +146,8 @@ def test_preparation_refills_from_the_refill_board_then_tops_it_up():
     g.display[3] = -1
     prepare_round(g)
     assert g.display[1] == refill[0] and g.display[3] == refill[1]
-    assert g.misc["refill"] == refill[2:] + top2
-    assert len(g.misc["refill"]) == D.REFILL_SLOTS
+    assert g.modstate["refill_board"].board == refill[2:] + top2
+    assert len(g.modstate["refill_board"].board) == D.REFILL_SLOTS
     check_invariants(g)
 
 
@@ -178,13 +178,13 @@ def test_building_bonus_draws_the_leftmost_contracts_of_the_refill_board():
     refill board instead"; "Contracts not taken go to the bottom of the Export contract draw pile";
     the refill board is topped up only in Preparation (Q22)."""
     g, p, target = building_position(refill_board=True)
-    refill = list(g.misc["refill"])
+    refill = list(g.modstate["refill_board"].board)
     pile = list(g.pile)
     act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0")
     assert g.stack[-1][2] == tuple(refill[:3])
     act(g, "choose:2")
     assert g.players[p].open_contracts == [refill[2]]
-    assert g.misc["refill"] == refill[3:]
+    assert g.modstate["refill_board"].board == refill[3:]
     assert g.pile == pile + refill[:2]
     check_invariants(g)
 
@@ -193,14 +193,14 @@ def test_determinize_keeps_the_face_up_refill_board():
     """R9 (hidden information): the refill board is face up; only the pile below it is hidden."""
     g = Game(GameConfig(num_players=2, seed=9, refill_board=True))
     d = g.determinize(123)
-    assert d.misc["refill"] == g.misc["refill"]
+    assert d.modstate["refill_board"].board == g.modstate["refill_board"].board
     assert sorted(d.pile) == sorted(g.pile) and d.pile != g.pile
 
 
 # ---- Award tiles (R1.3, R10) -----------------------------------------------------------------------
 def test_one_award_tile_is_drawn_at_setup():
     """R1.3 "Draw 1 at random and place below the 5th Scoring tile"; every tile occurs."""
-    seen = {Game(GameConfig(num_players=2, seed=s, awards=True)).misc["award"] for s in range(60)}
+    seen = {Game(GameConfig(num_players=2, seed=s, awards=True)).modstate["awards"].tile for s in range(60)}
     assert seen == set(D.AWARD_TILES)
 
 
@@ -226,7 +226,7 @@ def test_solo_award_card_thresholds(monkeypatch, value, vp):
     """R10.3 "compare your progress against the card's thresholds to score 4 VP, 0 VP, or -4 VP"
     (card 1, Most units: 24 / 27, community values)."""
     g = blank_position(1, awards=True)
-    g.misc["award"] = 1
+    g.modstate["awards"].tile = 1
     monkeypatch.setattr(awards, "measure", lambda g, p, tile: value)
     assert awards.award_vp(g) == [vp]
 

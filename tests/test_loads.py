@@ -699,3 +699,31 @@ def test_module_state_of_a_module_the_game_has_not_is_refused():
     doc = _doc(1)
     doc["state"]["modstate"] = {"automa": {"seats": [], "log": []}}
     _refused(doc, "state.modstate.automa")
+
+
+#: the Industria modules whose state is a record now, with the ``misc`` keys saves written before kept
+CONVERTED = {"refill_board": ("refill",), "awards": ("award",)}
+
+
+@pytest.mark.parametrize("name, version", [("save_v3_industria_trains.json", 3),
+                                           ("save_v4_industria_trains.json", 4)])
+def test_older_industria_saves_load_into_the_module_records(name, version):
+    """Saves of version 3, and of version 4 before the Industria modules' state became records, kept that
+    state in ``misc`` keys (tests/data/save_v{3,4}_industria_trains.json, written by those engines: a
+    3-player Industria game with trains and Farmers markets in round 4). They load into the records, play
+    on to the scores those engines reached (random.Random(7) choosing), and save with no such key left."""
+    from pathlib import Path
+    old = json.loads((Path(__file__).parent / "data" / name).read_text())
+    assert old["version"] == version and all(k in old["state"]["misc"] for keys in CONVERTED.values() for k in keys)
+    g = Game.from_json(json.dumps(old))
+    for module, keys in CONVERTED.items():
+        rec = g.modstate[module]
+        assert [getattr(rec, f) for f in rec.__slots__] == [old["state"]["misc"][k] for k in keys]
+    new = json.loads(g.to_json())
+    assert not [k for keys in CONVERTED.values() for k in keys if k in new["state"]["misc"]]
+    assert Game.from_json(g.to_json()).to_json() == g.to_json()
+    rnd = random.Random(7)
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        g.apply(legal[rnd.randrange(len(legal))])
+    assert [row["total"] for row in g.final_scores()] == [100, 75, 63]

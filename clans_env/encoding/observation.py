@@ -58,6 +58,8 @@ from ..engine.actions import NUM_SPACES
 from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
 from ..engine.rules.common import reach as player_reach
 from ..engine.rules.scoring import import_values
+from ..engine.rules.awards import award_tile
+from ..engine.rules.refill_board import board as refill_board
 from ..engine.config import INDUSTRIA_MODULES
 from ..engine.state import (DECISION_KINDS, K_BONUS_MENU, K_MARKET_SELL, NUM_BASE_DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
                             K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
@@ -738,7 +740,7 @@ class ObservationEncoder:
                 for good in D.FARMERS_MARKET_TILES[tile]:
                     vec[o["market_deal"] + rel * D.NUM_GOODS + good] = 1
         at = o["refill_board"]
-        for cid in misc.get("refill", []):
+        for cid in refill_board(game):
             vec[at:at + CONTRACT_WIDTH] = CONTRACT_TABLE[cid + 1]
             at += CONTRACT_WIDTH
         first = D.SCORING_TILES_INDUSTRIA[0]
@@ -752,7 +754,7 @@ class ObservationEncoder:
         stacked = misc.get("stacked", [])
         for i in range(0, len(stacked), 3):
             vec[o[f"second_unit.{D.UNITS[stacked[i + 1]]}"] + stacked[i]] = 1
-        tile = misc.get("award")
+        tile = award_tile(game)
         if tile:
             vec[o["award"] + D.AWARD_TILES.index(tile)] = 1
             if n == 1:

@@ -19,6 +19,7 @@ from . import data as D
 from .rules.common import STACKED, reach
 from .rules.farmers_markets import MARKET
 from .rules.fulfil import tracks_imports
+from .rules.refill_board import board as refill_board
 from .state import K_BUILDING_BONUS, K_HOOK
 from .topology import bits
 from .clans import clan_names
@@ -140,9 +141,10 @@ def check_invariants(g) -> None:
     for good, step in enumerate(g.prices):
         if not 0 <= step <= D.MAX_STEP:
             _fail(f"price step of {D.GOODS[good]} is {step}")
-    seen = list(g.pile) + [c for c in g.display if c >= 0] + list(g.misc.get("refill", []))
-    if len(g.misc.get("refill", [])) > D.REFILL_SLOTS:
-        _fail(f"refill board holds {len(g.misc['refill'])} contracts, it has {D.REFILL_SLOTS} slots")
+    refill = refill_board(g)
+    seen = list(g.pile) + [c for c in g.display if c >= 0] + list(refill)
+    if len(refill) > D.REFILL_SLOTS:
+        _fail(f"refill board holds {len(refill)} contracts, it has {D.REFILL_SLOTS} slots")
     for pl in g.players:
         seen += pl.open_contracts + pl.done_contracts
     for frame in g.stack:

@@ -151,6 +151,46 @@ class Module:
         return {}
 
 
+class Record:
+    """A module's per-game state as one slotted record of plain fields (ints and lists of ints), kept in
+    ``Game.modstate[name]``: a subclass names its fields in ``__slots__`` and, per field, the ``g.misc``
+    key that saves of version 4 and older kept it under (``MISC``), so ``from_misc`` can load those saves.
+    ``copy`` copies the lists (clone), ``to_dict`` / ``from_dict`` are the save's layout."""
+    __slots__ = ()
+    #: field -> (the misc key of older saves, the field's value when that key was absent)
+    MISC: dict = {}
+
+    def __init__(self, *values):
+        for name, v in zip(self.__slots__, values):
+            setattr(self, name, v)
+
+    def copy(self):
+        r = object.__new__(type(self))
+        for name in self.__slots__:
+            v = getattr(self, name)
+            setattr(r, name, v[:] if type(v) is list else v)
+        return r
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        missing = [name for name in cls.__slots__ if name not in d]
+        if missing or len(d) != len(cls.__slots__):
+            raise ValueError(f"{cls.__name__} has the fields {list(cls.__slots__)}, not {sorted(d)}")
+        return cls(*(d[name] for name in cls.__slots__))
+
+    @classmethod
+    def from_misc(cls, misc: dict) -> dict | None:
+        """Saves of version 4 and older kept this state in ``misc`` (``MISC``): those keys, popped, in
+        ``to_dict``'s layout (None when none of them is there: the module was off)."""
+        if not any(key in misc for key, _ in cls.MISC.values()):
+            return None
+        return {name: misc.pop(key) if key in misc else (default[:] if type(default) is list else default)
+                for name, (key, default) in cls.MISC.items()}
+
+
 #: name -> the module's (stateless) instance, filled by ``@register`` as the rule files load
 MODULES: dict = {}
 
@@ -162,13 +202,14 @@ def register(cls):
     return cls
 
 
-def define(name: str, doc: str, **hooks):
+def define(name: str, doc: str, record=None, **hooks):
     """Register a module whose hooks are its rule file's own functions, by hook point name (each called
-    with the hook's arguments, without ``self``): ``define("awards", "...", setup=setup_award, ...)``."""
+    with the hook's arguments, without ``self``), and the class of its state (``Module.record``):
+    ``define("awards", "...", record=AwardState, setup=setup_award, ...)``."""
     unknown = sorted(set(hooks) - set(HOOK_POINTS) - {"seats"})
     if unknown:
         raise ValueError(f"{unknown} are no hook points; valid: {HOOK_POINTS}")
-    attrs = {"name": name, "__doc__": doc, **{point: staticmethod(fn) for point, fn in hooks.items()}}
+    attrs = {"name": name, "__doc__": doc, "record": record, **{point: staticmethod(fn) for point, fn in hooks.items()}}
     return register(type("".join(w.title() for w in name.split("_")), (Module,), attrs))
 
 

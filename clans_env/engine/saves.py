@@ -27,7 +27,7 @@ from .board import SIDE_NAMES
 from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
 from .clans import CLANS
-from .modules import MODULES
+from .modules import MODULE_ORDER, MODULES
 
 SAVE_FORMAT = "clans-of-caledonia-state"
 #: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
@@ -35,7 +35,9 @@ SAVE_FORMAT = "clans-of-caledonia-state"
 #: 3: the Train module and the Milestone variants (config ``trains`` / ``milestones``; ``misc`` ``tr_*``); a
 #: version 2 file predates them, so it loads with ``trains=False`` (``industria=True`` there meant part 1)
 #: 4: a module's state is a record in ``state.modstate`` (the Automa's); a version 3 file's ``misc`` keys of
-#: the Automa (``automa<p>``, ``automa<p>_pile``, ..., ``automa_log``) load into it (``upgrade``)
+#: the Automa (``automa<p>``, ``automa<p>_pile``, ..., ``automa_log``) load into it (``upgrade``); so do the
+#: ``misc`` keys of the modules whose state became a record later (the refill board, ...): a version 4 file
+#: written before has those keys in ``misc`` and no record, a current one the record and no key
 SAVE_VERSION = 4
 INDUSTRIA_FIELDS = ("industria", "farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
                     "alt_two_player_scoring")
@@ -250,15 +252,19 @@ def check_fields(doc) -> GameConfig:
 
 
 def upgrade(doc: dict) -> None:
-    """A save of version 3 or older in version 4's layout: the modules' ``misc`` keys become their records'
-    ``to_dict`` (in ``state.modstate``). Malformed documents are left to the field checks."""
+    """A save whose modules kept their state in ``misc`` keys (version 3; version 4 before a module's state
+    became a record) in the current layout: those keys become the records' ``to_dict`` in
+    ``state.modstate``. A module whose record is already there is left alone, so the current files (no such
+    ``misc`` key) read unambiguously. Malformed documents are left to the field checks."""
     st = doc.get("state")
-    if doc["version"] >= 4 or not isinstance(st, dict) or "modstate" in st or not isinstance(st.get("misc"), dict):
+    if not isinstance(doc.get("version"), int) or doc["version"] > 4 or not isinstance(st, dict) \
+            or not isinstance(st.get("misc"), dict) or not isinstance(st.get("modstate", {}), dict):
         return
     misc = dict(st["misc"])
-    records = {}
-    for name, module in MODULES.items():
-        if module.record is not None:
+    records = dict(st.get("modstate", {}))
+    for name in MODULE_ORDER:
+        module = MODULES.get(name)
+        if module is not None and module.record is not None and name not in records:
             old = module.record.from_misc(misc)
             if old is not None:
                 records[name] = old

@@ -25,7 +25,7 @@ def train_view(g) -> dict:
     if TR.AT not in misc:
         if TR.DEMAND in misc:
             out["milestone_demand"] = [_goods(t) for t in misc[TR.DEMAND]]
-            out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
+            out["demand_refill"] = [_goods(t) for t in misc[TR.DEMAND_REFILL]]
             out["demand_pile"] = len(misc[TR.PILE])
         if TR.MARKERS in misc:
             out["markers"] = list(misc[TR.MARKERS])
@@ -43,7 +43,7 @@ def train_view(g) -> dict:
     out["deliveries"] = list(misc[TR.DELIV])
     out["markers"] = list(misc[TR.MARKERS])
     out["stations"] = [(g.board.label[s] if s >= 0 else ("track" if s == -1 else "discarded")) for s in misc[TR.STATION]]
-    out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
+    out["demand_refill"] = [_goods(t) for t in misc[TR.DEMAND_REFILL]]
     out["demand_pile"] = len(misc[TR.PILE])
     res = misc.get("reserved", [])
     out["reserved"] = [{"space": g.board.label[res[i]], "player": res[i + 1]} for i in range(0, len(res), 2)]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from . import data as D
 from .actions import DIRECTIONS
 from .rules.common import price, reach, stacked_unit
+from .rules.awards import award_tile
 from .rules.industria_scoring import own_units
+from .rules.refill_board import board as refill_board
 from .rules.scoring import connected_settlements, import_values
 from .state import DECISION_KINDS, PHASE_NAMES
 from .topology import bits
@@ -115,12 +117,12 @@ def industria_view(g) -> dict:
     cfg = g.config
     out: dict = {"modules": list(cfg.industria_modules)}
     if cfg.awards:
-        tile = g.misc.get("award")
+        tile = award_tile(g)
         out["award"] = {"tile": tile, "text": D.AWARD_TEXT.get(tile)}
         if g.num_players == 1 and tile:
             out["award"]["solo_thresholds"] = list(D.AWARD_SOLO_THRESHOLDS[tile])
     if cfg.refill_board:
-        out["refill_board"] = list(g.misc.get("refill", []))
+        out["refill_board"] = list(refill_board(g))
     if cfg.farmers_markets:
         m = g.misc.get("markets", [])
         out["farmers_markets"] = [{"space": m[i], "label": g.board.label[m[i]],

@@ -842,10 +842,9 @@ def train_score_lines(g, p: int) -> dict:
     return row
 
 
-def award_vp(g, values: list[int]) -> list[int]:
+def award_vp(g, values: list[int], tile: int) -> list[int]:
     """§6.2: one player: the Automa Award card's thresholds; more: the Award tile among the players
     only (their count sets the table). Automas score no Award."""
-    tile = g.misc["award"]
     humans = human_seats(g)
     out = [0] * g.num_players
     if len(humans) == 1:

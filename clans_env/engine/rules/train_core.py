@@ -12,9 +12,7 @@ from .common import STATION, shipping_reach, stacked_unit
 AT, MINI, TILT, DELIV = "tr_at", "tr_mini", "tr_tilt", "tr_deliv"
 MARKERS, DEMAND = "tr_markers", "tr_demand"       # the Milestone markers in stock; the Demand tiles (milestones.py too)
 BONUS, USED, DEMAND_REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
-#: the Demand tiles' refill area (R1.10, R2.4; not the Export contract refill board, refill_board.CONTRACT_REFILL);
-#: its older name, still read by train_views.py
-REFILL = DEMAND_REFILL
+# DEMAND_REFILL: the Demand tiles' refill area (R1.10, R2.4), not the Export contract refill board (refill_board.py)
 #: the main decision's index for the Train action (R13.1)
 #: offset of a Mini-train location in train_place / train_move answers (2-player side, <= 16 locations)
 MINI_OFFSET = 16

@@ -32,7 +32,7 @@ from . import milestones as MS
 from .common import STATION, shipping_reach  # noqa: F401 (re-exported)
 from .registry import apply_for, describe_for, hook, legal_for
 from .train_core import (  # noqa: F401 (re-exported: trains.X names each part of the Train module)
-    AT, BONUS, DELIV, DEMAND, DEMAND_REFILL, MARKERS, MINI, MINI_OFFSET, MINITRAIN, PILE, REFILL, SOLO_DONE,
+    AT, BONUS, DELIV, DEMAND, DEMAND_REFILL, MARKERS, MINI, MINI_OFFSET, MINITRAIN, PILE, SOLO_DONE,
     STATION_AFTER_TRACK, TILT, TRAIN, USED, demand_spot_tile, has_minis, offer_station_first, on, side, solo,
     station_targets, take_track_marker, train_players)
 from .deliveries import IMPLEMENTED, demand_payments
