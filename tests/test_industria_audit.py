@@ -218,7 +218,7 @@ def market_sale(clan, **options):
     """Seat 0 plays ``clan`` and is to sell at the first Farmers market (the decision after an Expand next
     to it, R7.2); returns (game, market space, its Basic good, its Processed good)."""
     g = position(clan, n=3, money=100, farmers_markets=True, **options)
-    m, basic, processed = g.misc["markets"][:3]
+    m, basic, processed = g.modstate["farmers_markets"].markets[:3]
     pl = g.players[0]
     pl.goods = [0] * D.NUM_GOODS
     total = pl.merchants_stock + pl.merchants_board        # Douglas has one fewer (R18.D1)

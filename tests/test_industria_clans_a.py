@@ -169,8 +169,8 @@ def test_douglas_farmers_market_sale_counts_goods_not_merchants():
     each, the price moves per Merchant."""
     from clans_env.engine.state import K_MARKET_SELL
     g = position("douglas", n=3, money=100, farmers_markets=True)
-    m = g.misc["markets"][0]
-    basic = g.misc["markets"][1]
+    m = g.modstate["farmers_markets"].markets[0]
+    basic = g.modstate["farmers_markets"].markets[1]
     pl = g.players[0]
     pl.goods[basic] = 6
     pl.merchants_stock, pl.merchants_board = 3, 3

@@ -249,10 +249,10 @@ def test_macfarlane_farmers_market_along_the_same_river():
     """R18.MF3: "... and/or Farmers market for each player unit or tile along the same river" (Q11, Q50)."""
     from test_industria_modules import put_market
     g = position("macfarlane", farmers_markets=True)
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     river, a, t = canal_pair(g)
     along = river_spaces(g, river)
     m = [s for s in along if s not in (a, t) and s not in g.board.neighbours[t]]
@@ -733,10 +733,10 @@ def test_sinclair_skips_only_empty_spaces_or_other_players_units(middle, offered
     neither, so the space beyond it is no land-skip target; another player's lone Train station counts as
     their unit (R13.16) (C-S2)."""
     g = position("sinclair", farmers_markets=True, trains=True)
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     a, m, b = single_skip(g)
     put(g, 0, "sheep", a)
     _fill(g, m, middle)

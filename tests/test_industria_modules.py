@@ -106,7 +106,7 @@ def test_industria_segment_encodes_markets_refill_board_and_award():
     from clans_env.encoding import ObservationEncoder
     from clans_env.encoding.observation import CONTRACT_TABLE, CONTRACT_WIDTH
     g, p, target, m = market_position(awards=True, refill_board=True)
-    g.misc["markets"] = [m, D.WOOL, D.CHEESE, 1, 0]
+    g.modstate["farmers_markets"].markets = [m, D.WOOL, D.CHEESE, 1, 0]
     act(g, "expand:cow", f"space:{label(g, target)}")
     enc = ObservationEncoder(3, industria=g.config.industria_modules)
     v = enc.split(enc.encode(g, p))
@@ -333,7 +333,7 @@ def test_markets_dealt_and_placed_in_reverse_turn_order_before_the_first_workers
     space, with at least 3 neighbouring land spaces, and at least 2 spaces away from any other Farmers
     market"; first Workers come afterwards (R1.14)."""
     g = make_game(3, 7, clan_selection="draft", farmers_markets=True)
-    assert len(set(g.misc["market_deal"])) == 3
+    assert len(set(g.modstate["farmers_markets"].deal)) == 3
     while g.decision_kind == "clan_pick":
         g.apply(g.legal_actions()[0])
     placers = []
@@ -348,7 +348,7 @@ def test_markets_dealt_and_placed_in_reverse_turn_order_before_the_first_workers
         g.apply(A.SPACE + max(targets))
     assert placers == list(reversed(g.turn_order))
     assert g.decision_kind == "first_worker"
-    assert sorted(g.misc["markets"][0::5]) == sorted(s for s in range(g.board.num_spaces) if g.occupant[s] == MARKET)
+    assert sorted(g.modstate["farmers_markets"].markets[0::5]) == sorted(s for s in range(g.board.num_spaces) if g.occupant[s] == MARKET)
 
 
 @pytest.mark.parametrize("selection", ["auction", "none"])
@@ -368,7 +368,7 @@ def test_markets_placed_after_the_auction_or_the_starting_tiles(selection):
 
 
 def put_market(g, space: int, basic="wool", processed="cheese") -> None:
-    g.misc["markets"] = g.misc.get("markets", []) + [space, D.GOOD_INDEX[basic], D.GOOD_INDEX[processed], 0, 0]
+    g.modstate["farmers_markets"].markets = g.modstate["farmers_markets"].markets + [space, D.GOOD_INDEX[basic], D.GOOD_INDEX[processed], 0, 0]
     g.occupant[space] = MARKET
     g.occupied |= 1 << space
 
@@ -377,10 +377,10 @@ def market_position(n=3, money=100, **options):
     """p has a Sheep, an empty grassland target next to it and a Farmers market (Wool / Cheese)
     neighbouring the target; no other unit nearby. Returns (g, p, target, market space)."""
     g = blank_position(n, money=money, farmers_markets=True, **options)
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     p = g.current_player
     grass = set(active_land(g, GRASS))
     for own in sorted(grass):
@@ -429,7 +429,7 @@ def test_market_selling_bonus_after_an_expand():
     assert pl.money == money - paid + 3 * (price_before + 2)
     assert pl.goods[D.WOOL] == 2 and g.prices[D.WOOL] == step_before - 3
     assert pl.merchants_market[D.WOOL * 2 + A.SELL] == 3 and pl.merchants_stock == 2
-    assert g.misc["markets"] == [m, D.WOOL, D.CHEESE, 1, 0]
+    assert g.modstate["farmers_markets"].markets == [m, D.WOOL, D.CHEESE, 1, 0]
     check_invariants(g)
 
 
@@ -437,11 +437,11 @@ def test_market_removed_when_both_icons_are_covered():
     """R7.7 "When both icons on a Farmers market are covered, the tile is immediately removed ...
     Players can then expand onto that space normally"."""
     g, p, target, m = market_position()
-    g.misc["markets"] = [m, D.WOOL, D.CHEESE, 1, 0]
+    g.modstate["farmers_markets"].markets = [m, D.WOOL, D.CHEESE, 1, 0]
     act(g, "expand:cow", f"space:{label(g, target)}")
     assert not any(n.startswith("trade:sell:wool") for n in legal_names(g))     # covered icon
     act(g, "trade:sell:cheese:1")
-    assert g.misc["markets"] == [] and g.occupant[m] == -1 and not g.occupied >> m & 1
+    assert g.modstate["farmers_markets"].markets == [] and g.occupant[m] == -1 and not g.occupied >> m & 1
     check_invariants(g)
     g.players[p].passed = False
     start_turn(g, p)
@@ -455,7 +455,7 @@ def test_market_sale_is_optional_and_needs_merchants_and_goods():
     g, p, target, m = market_position()
     c = g.clone()
     act(c, "expand:cow", f"space:{label(c, target)}", "done")
-    assert c.misc["markets"] == [m, D.WOOL, D.CHEESE, 0, 0] and c.players[p].goods[D.WOOL] == 5
+    assert c.modstate["farmers_markets"].markets == [m, D.WOOL, D.CHEESE, 0, 0] and c.players[p].goods[D.WOOL] == 5
     g.players[p].merchants_stock = 2
     g.players[p].merchants_market[D.CHEESE * 2 + A.BUY] = 1
     g.players[p].merchants_board -= 1
@@ -501,10 +501,10 @@ def test_bonus_menu_orders_neighbourhood_market_and_building():
     bonus": with all three the player picks the next one each time."""
     g = blank_position(3, farmers_markets=True)
     p, o = g.turn_order[0], g.turn_order[1]
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     grass = set(active_land(g, GRASS))
     nb = g.board.neighbours
     target, own, opp, market = next(

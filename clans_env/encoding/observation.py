@@ -59,6 +59,7 @@ from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GR
 from ..engine.rules.common import reach as player_reach
 from ..engine.rules.scoring import import_values
 from ..engine.rules.awards import award_tile
+from ..engine.rules.farmers_markets import dealt_tiles, market_list
 from ..engine.rules.refill_board import board as refill_board
 from ..engine.config import INDUSTRIA_MODULES
 from ..engine.state import (DECISION_KINDS, K_BONUS_MENU, K_MARKET_SELL, NUM_BASE_DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
@@ -727,14 +728,14 @@ class ObservationEncoder:
                     vec[o["decision.markets"] + s] = 1
             elif frame[0] == K_MARKET_SELL:
                 vec[o["decision.markets"] + frame[2]] = 1
-        markets = misc.get("markets", [])
+        markets = market_list(game)
         for i in range(0, len(markets), 5):
             for k in (0, 1):
                 if not markets[i + 3 + k]:
                     good = markets[i + 1 + k]
                     vec[o[f"market.{D.GOODS[good]}"] + markets[i]] = 1
         n = self.num_players
-        for p, tile in enumerate(misc.get("market_deal", [])):
+        for p, tile in enumerate(dealt_tiles(game)):
             if tile > 0:
                 rel = (p - seat) % n
                 for good in D.FARMERS_MARKET_TILES[tile]:

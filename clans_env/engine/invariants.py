@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from . import data as D
 from .rules.common import STACKED, reach
-from .rules.farmers_markets import MARKET
+from .rules.farmers_markets import MARKET, market_list
 from .rules.fulfil import tracks_imports
 from .rules.refill_board import board as refill_board
 from .state import K_BUILDING_BONUS, K_HOOK
@@ -83,7 +83,7 @@ def check_invariants(g) -> None:
     if occupied != g.occupied:
         _fail("g.occupied disagrees with g.occupant")
     # ---- Industria: Farmers markets (R1.6, R7.1, R7.7) -------------------------------------------
-    markets = g.misc.get("markets", [])
+    markets = market_list(g)
     spaces = markets[0::5]
     if sorted(spaces) != [s for s in range(S) if g.occupant[s] == MARKET]:
         _fail(f"Farmers markets {spaces} disagree with the map's market spaces")

@@ -6,6 +6,7 @@ from . import data as D
 from .actions import DIRECTIONS
 from .rules.common import price, reach, stacked_unit
 from .rules.awards import award_tile
+from .rules.farmers_markets import dealt_tiles, market_list
 from .rules.industria_scoring import own_units
 from .rules.refill_board import board as refill_board
 from .rules.scoring import connected_settlements, import_values
@@ -124,11 +125,11 @@ def industria_view(g) -> dict:
     if cfg.refill_board:
         out["refill_board"] = list(refill_board(g))
     if cfg.farmers_markets:
-        m = g.misc.get("markets", [])
+        m = market_list(g)
         out["farmers_markets"] = [{"space": m[i], "label": g.board.label[m[i]],
                                    "goods": [D.GOODS[m[i + 1]], D.GOODS[m[i + 2]]],
                                    "covered": [bool(m[i + 3]), bool(m[i + 4])]} for i in range(0, len(m), 5)]
-        out["farmers_markets_to_place"] = {p: t for p, t in enumerate(g.misc.get("market_deal", [])) if t > 0}
+        out["farmers_markets_to_place"] = {p: t for p, t in enumerate(dealt_tiles(g)) if t > 0}
     if cfg.variable_prices:
         out["starting_price_dice"] = list(g.misc.get("price_dice", []))
     if cfg.trains or cfg.milestones:

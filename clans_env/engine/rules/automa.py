@@ -924,7 +924,7 @@ class Automa(Module):
         produce(g, p)                           # money instead of Goods (§4.1)
 
     def first_worker_mask(self, g, p: int, unit: int, mask: int) -> int:
-        if g.misc.get(FM.MARKETS):              # away from Farmers markets
+        if FM.market_list(g):                   # away from Farmers markets
             mask &= worker_market_mask(g)
         return mask
 
