@@ -268,7 +268,7 @@ def test_variable_starting_prices_follow_the_price_dice():
     moved = set()
     for seed in range(30):
         g = Game(GameConfig(num_players=3, seed=seed, variable_prices=True))
-        dice = g.misc["price_dice"]
+        dice = g.modstate["variable_prices"].dice
         assert len(dice) == D.NUM_GOODS and set(dice) <= set(D.SOLO_PRICE_DIE)
         want = [D.START_STEP + (1 if d >= 2 else -1 if d <= -2 else 0) for d in dice]
         assert g.prices == want

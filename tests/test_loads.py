@@ -702,7 +702,8 @@ def test_module_state_of_a_module_the_game_has_not_is_refused():
 
 
 #: the Industria modules whose state is a record now, with the ``misc`` keys saves written before kept
-CONVERTED = {"refill_board": ("refill",), "awards": ("award",), "farmers_markets": ("markets", "market_deal")}
+CONVERTED = {"refill_board": ("refill",), "awards": ("award",), "farmers_markets": ("markets", "market_deal"),
+             "variable_prices": ("price_dice",)}
 
 
 @pytest.mark.parametrize("name, version", [("save_v3_industria_trains.json", 3),

@@ -8,6 +8,7 @@ from .rules.common import price, reach, stacked_unit
 from .rules.awards import award_tile
 from .rules.farmers_markets import dealt_tiles, market_list
 from .rules.industria_scoring import own_units
+from .rules.variable_prices import starting_dice
 from .rules.refill_board import board as refill_board
 from .rules.scoring import connected_settlements, import_values
 from .state import DECISION_KINDS, PHASE_NAMES
@@ -131,7 +132,7 @@ def industria_view(g) -> dict:
                                    "covered": [bool(m[i + 3]), bool(m[i + 4])]} for i in range(0, len(m), 5)]
         out["farmers_markets_to_place"] = {p: t for p, t in enumerate(dealt_tiles(g)) if t > 0}
     if cfg.variable_prices:
-        out["starting_price_dice"] = list(g.misc.get("price_dice", []))
+        out["starting_price_dice"] = list(starting_dice(g))
     if cfg.trains or cfg.milestones:
         out["trains"] = train_view(g)
     return out
