@@ -67,7 +67,7 @@ def give(g, p, **goods):
 
 def claim_milestone_4(g, p) -> bool:
     """Milestone 4 ("7 Basic goods in stock") on the first spot: is the claim legal for p now?"""
-    g.misc[MS.MS][0] = 4
+    g.modstate["trains"].ms[0] = 4
     start_turn(g, p)
     if MS.CLAIM_ACTION not in g.legal_actions():
         return False
@@ -153,7 +153,7 @@ def test_tile_18_counts_the_train_station_as_a_unit():
     p, q = 0, 1
     a, b, c = grass_chain(g, 3)
     put(g, q, "sheep", b)
-    g.misc["tr_station"][p] = b
+    g.modstate["trains"].station[p] = b
     put(g, p, "sheep", a)
     assert scoring_tile_glory(g, p, 18) == 3 and AW.measure(g, p, 5) == 2
     put(g, p, "sheep", c)

@@ -183,14 +183,14 @@ def test_macfarlane_canals_not_for_the_train_station_or_a_city_tile():
     start_turn(g, 0)
     assert reach(g, 0) >> t & 1                                  # canal reach still serves expanding
     c = g.clone()
-    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    c.modstate["trains"].deliv[0] = TR.TM.STATION_AFTER - 1
     TR.take_track_marker(c, 0)
     c._advance()
-    assert c.decision_kind != "station" and c.misc[TR.STATION][0] == -2      # no space: back to the box
+    assert c.decision_kind != "station" and c.modstate["trains"].station[0] == -2      # no space: back to the box
     nb = next(s for s in g.board.neighbours[a] if is_grass(g, s) and s != t)
     put(g, 1, "cow", nb)
     c = g.clone()
-    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    c.modstate["trains"].deliv[0] = TR.TM.STATION_AFTER - 1
     TR.take_track_marker(c, 0)
     c._advance()
     assert c.decision_kind == "station" and placement_targets(c) == {nb}
@@ -718,11 +718,11 @@ def _fill(g, space, what):
     elif what == "reserved":
         g.occupant[space] = -2
         g.occupied |= 1 << space
-        g.misc["reserved"] = [space, 1]
+        g.modstate["trains"].reserved = [space, 1]
     elif what == "station":                      # seat 1's Train station left alone there (R13.16)
         g.occupant[space] = -2
         g.occupied |= 1 << space
-        g.misc["tr_station"][1] = space
+        g.modstate["trains"].station[1] = space
 
 
 @pytest.mark.parametrize("middle,offered", [("empty", True), ("opponent", True), ("station", True),

@@ -701,9 +701,8 @@ def test_module_state_of_a_module_the_game_has_not_is_refused():
     _refused(doc, "state.modstate.automa")
 
 
-#: the Industria modules whose state is a record now, with the ``misc`` keys saves written before kept
-CONVERTED = {"refill_board": ("refill",), "awards": ("award",), "farmers_markets": ("markets", "market_deal"),
-             "variable_prices": ("price_dice",)}
+#: the Industria modules whose state is a record now; saves written before kept it in ``misc`` keys
+CONVERTED = ("refill_board", "awards", "farmers_markets", "variable_prices", "trains")
 
 
 @pytest.mark.parametrize("name, version", [("save_v3_industria_trains.json", 3),
@@ -711,17 +710,23 @@ CONVERTED = {"refill_board": ("refill",), "awards": ("award",), "farmers_markets
 def test_older_industria_saves_load_into_the_module_records(name, version):
     """Saves of version 3, and of version 4 before the Industria modules' state became records, kept that
     state in ``misc`` keys (tests/data/save_v{3,4}_industria_trains.json, written by those engines: a
-    3-player Industria game with trains and Farmers markets in round 4). They load into the records, play
-    on to the scores those engines reached (random.Random(7) choosing), and save with no such key left."""
+    3-player Industria game with trains and Farmers markets in round 4). They load into the records (each
+    field from its old key, ``Record.MISC``), play on to the scores those engines reached (random.Random(7)
+    choosing), and save with no such key left."""
     from pathlib import Path
+    from clans_env.engine.modules import MODULES
     old = json.loads((Path(__file__).parent / "data" / name).read_text())
-    assert old["version"] == version and all(k in old["state"]["misc"] for keys in CONVERTED.values() for k in keys)
+    misc = old["state"]["misc"]
+    assert old["version"] == version and not old["state"].get("modstate")
     g = Game.from_json(json.dumps(old))
-    for module, keys in CONVERTED.items():
+    keys = set()
+    for module in CONVERTED:
         rec = g.modstate[module]
-        assert [getattr(rec, f) for f in rec.__slots__] == [old["state"]["misc"][k] for k in keys]
-    new = json.loads(g.to_json())
-    assert not [k for keys in CONVERTED.values() for k in keys if k in new["state"]["misc"]]
+        assert type(rec) is MODULES[module].record
+        for field, (key, default) in rec.MISC.items():
+            assert getattr(rec, field) == misc.get(key, default), field
+            keys.add(key)
+    assert not keys & set(json.loads(g.to_json())["state"]["misc"])
     assert Game.from_json(g.to_json()).to_json() == g.to_json()
     rnd = random.Random(7)
     while not g.is_terminal():

@@ -40,7 +40,7 @@ from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_dif
 from .saves import STATE_FIELDS as _STATE_FIELDS
 from .invariants import InvariantError, check_invariants
 from .rules.automa import shuffle_hidden
-from .rules.common import reach
+from .rules.common import TRAINS, reach
 from .train_views import choose_context
 from .views import public_state, render_text
 
@@ -257,8 +257,9 @@ class Game:
         g.pile[:unknown] = head
         if self.config.automa:         # each Automa's draw pile is hidden too
             shuffle_hidden(g, rng)
-        if "tr_pile" in g.misc:            # Industria Train module / Variant B: the hidden Demand pile
-            rng.shuffle(g.misc["tr_pile"])
+        ts = g.modstate.get(TRAINS)
+        if ts is not None and ts.pile is not None:   # Industria Train module / Variant B: the hidden Demand pile
+            rng.shuffle(ts.pile)
         g.rng = Rng(rng.next64())
         return g
 

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from . import data as D
-from .rules.common import STACKED, reach
+from .rules.common import STACKED, TRAINS, export_stacks, reach, reservations
 from .rules.farmers_markets import MARKET, market_list
 from .rules.fulfil import tracks_imports
 from .rules.refill_board import board as refill_board
@@ -113,7 +113,7 @@ def check_invariants(g) -> None:
             _fail(f"{where}: goods {pl.goods}")
         if pl.glory < 0:
             _fail(f"{where}: glory {pl.glory}")
-        res = g.misc.get("reserved", [])            # Industria Delivery bonus 19: a Merchant on a reservation
+        res = reservations(g) or []            # Industria Delivery bonus 19: a Merchant on a reservation
         merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market) + \
             sum(1 for i in range(1, len(res), 2) if res[i] == p)
         total = D.MERCHANTS_TOTAL - g.clans[p].merchants_returned(g, p)  # Clan Douglas: one in the box
@@ -152,8 +152,9 @@ def check_invariants(g) -> None:
             seen += [c for c in frame[2] if c >= 0]
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
-    seen += g.misc.get("solo_removed", []) + g.misc.get("tr_discarded", [])   # Delivery bonus 8 discards
-    below = g.misc.get("tr_below", [])          # Delivery bonus 16: contracts under a box's top one
+    ts = g.modstate.get(TRAINS)
+    seen += g.misc.get("solo_removed", []) + (ts.discarded if ts is not None else [])   # Delivery bonus 8 discards
+    below = export_stacks(g) or []          # Delivery bonus 16: contracts under a box's top one
     seen += below[1::2]
     held = set(below[1::2]).union(*(pl.open_contracts for pl in g.players))
     if any(top not in held for top in below[::2]):

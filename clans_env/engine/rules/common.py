@@ -31,9 +31,17 @@ def reach(g, p: int) -> int:
 #: g.misc key: Industria's second units on spaces (R4), a flat list ``space, unit, owner`` per space
 #: (rules/stacking.py has the decisions that stack and move units)
 STACKED = "stacked"
-#: g.misc key: each seat's Train station space or -1 (Industria R13.15-R13.16; rules/trains.py); the
-#: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves
-STATION = "tr_station"
+#: the Train module's name: its record (``g.modstate[TRAINS]``, rules/train_core.TrainState) holds what this
+#: file reads of it: each seat's Train station (``station``: its space, -1 on the track, -2 discarded; the
+#: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves,
+#: R13.15-R13.16), Delivery bonus 19's reservations (``reserved``) and 16's Export stacks (``below``)
+TRAINS = "trains"
+
+
+def stations(g) -> list | None:
+    """Each seat's Train station (its space, -1 on the track, -2 discarded), or None without trains."""
+    ts = g.modstate.get(TRAINS)
+    return ts.station if ts is not None else None
 
 
 def shipping_reach(g, p: int) -> int:
@@ -46,7 +54,7 @@ def shipping_reach(g, p: int) -> int:
     r = 0
     for s in bits(pl.spaces):
         r |= table[s]
-    st = g.misc.get(STATION)
+    st = stations(g)
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as p's unit there
         r |= table[st[p]]
     return r
@@ -90,7 +98,7 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     if g.players[p].units_left[unit] <= 0:
         return 0
     mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
-    if g.misc.get(RESERVED):            # Industria Delivery bonus 19: p's reserved spaces, land cost free
+    if reservations(g):                 # Industria Delivery bonus 19: p's reserved spaces, land cost free
         if g.players[p].money >= unit_cost(g, p, unit):
             mask |= reserved_by(g, p) & reach(g, p) & g.topo.unit_mask[unit]
     clan = g.clans[p]
@@ -99,13 +107,16 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     return mask
 
 
-#: g.misc key: Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's)
-RESERVED = "reserved"
+def reservations(g) -> list:
+    """Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's); empty (or None)
+    without the Train module."""
+    ts = g.modstate.get(TRAINS)
+    return ts.reserved if ts is not None else None
 
 
 def reserved_by(g, p: int) -> int:
     """Spaces p reserved with Delivery bonus 19 (blocked to everyone else; free land for p)."""
-    res = g.misc.get(RESERVED)
+    res = reservations(g)
     out = 0
     if res:
         for i in range(0, len(res), 2):
@@ -116,8 +127,8 @@ def reserved_by(g, p: int) -> int:
 
 def place_unit(g, p: int, unit: int, space: int) -> None:
     pl = g.players[p]
-    if g.occupant[space] == -2 and g.misc.get(RESERVED):   # Delivery bonus 19: the Merchant goes home
-        res = g.misc[RESERVED]
+    res = reservations(g) if g.occupant[space] == -2 else None
+    if res:                             # Delivery bonus 19: the Merchant goes home
         for i in range(0, len(res), 2):
             if res[i] == space:
                 del res[i:i + 2]
@@ -169,7 +180,7 @@ def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     pl.spaces &= ~bit
     pl.units_left[unit] += 1
     pl.reach = -1
-    st = g.misc.get(STATION)
+    st = stations(g)
     if st and space in st:               # Industria R13.16: the station stays; the space is its owner's only
         g.occupant[space] = -2
         g.occupied |= bit
@@ -218,15 +229,18 @@ def contract_capacity_left(g, p: int) -> int:
     return g.clans[p].export_boxes - len(g.players[p].open_contracts)
 
 
-#: Industria Delivery bonus 16 (rules/deliveries.py): contracts under the top one of an Export box, as
-#: flat pairs [top, the contract under it, ...]; ``open_contracts`` holds only the top of each box
-BELOW = "tr_below"
+def export_stacks(g) -> list | None:
+    """Industria Delivery bonus 16 (rules/deliveries.py): contracts under the top one of an Export box, as
+    flat pairs [top, the contract under it, ...] (``open_contracts`` holds only the top of each box); None
+    without the Train module."""
+    ts = g.modstate.get(TRAINS)
+    return ts.below if ts is not None else None
 
 
 def contracts_under(g, cid: int) -> list[int]:
     """The contracts stacked under Export box contract ``cid`` (Delivery bonus 16), the next to surface
     first (they are face up in the Export box: public)."""
-    below = g.misc.get(BELOW)
+    below = export_stacks(g)
     out: list[int] = []
     while below:
         for i in range(0, len(below), 2):
@@ -244,7 +258,7 @@ def pop_open_contract(g, p: int, box: int) -> int:
     it, if any (a Delivery bonus 16 stack), becomes that box's open contract."""
     open_ = g.players[p].open_contracts
     cid = open_.pop(box)
-    below = g.misc.get(BELOW)
+    below = export_stacks(g)
     if below:
         for i in range(0, len(below), 2):
             if below[i] == cid:

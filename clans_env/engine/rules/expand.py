@@ -7,8 +7,8 @@ from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
 from ..topology import bits
-from .common import (RESERVED, affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
-                     reserved_by)
+from .common import (affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
+                     reservations, reserved_by)
 from .contracts import building_bonus_available, start_building_bonus
 from .market import neighbourhood_goods
 from .registry import apply_for, describe_for, has_legal_for, hook, legal_for
@@ -20,7 +20,7 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     pl = g.players[p]
     left = pl.units_left
     open_spaces = reach(g, p) & ~g.occupied
-    own_res = reserved_by(g, p) & reach(g, p) if g.misc.get(RESERVED) else 0   # Delivery bonus 19
+    own_res = reserved_by(g, p) & reach(g, p) if reservations(g) else 0   # Delivery bonus 19
     if not open_spaces and not own_res:
         return
     topo = g.topo

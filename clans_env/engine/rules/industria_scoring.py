@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
-from .common import STACKED, STATION
+from .common import STACKED, stations
 from .registry import SCORING_TILES
 from .scoring import goods_in_stock, settlements
 
@@ -113,7 +113,7 @@ def settlement_sizes(g, p: int) -> list[int]:
     does p's Train station ("counts as one of your units on that space", R13.16; Q17: with an opponent's
     unit it is "a 1-unit Settlement of yours")."""
     units = own_units(g, p)
-    st = g.misc.get(STATION)
+    st = stations(g)
     station = st[p] if st else -1
     return [sum(1 for s, _ in units if comp >> s & 1) + (1 if station >= 0 and comp >> station & 1 else 0)
             for comp in settlements(g, p)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import data as D
 from ..topology import bits, components
-from .common import STACKED, STATION
+from .common import STACKED, stations
 from .registry import SCORING_TILES
 
 
@@ -111,7 +111,7 @@ def round_scoring(g) -> None:
 def settlements(g, p: int) -> list[int]:
     """Clusters of p's units joined by 'neighbouring' (adjacent, no river), as bit sets."""
     own = g.players[p].spaces
-    st = g.misc.get(STATION)
+    st = stations(g)
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as one of p's units
         own |= 1 << st[p]
     return components(own, g.topo.neighbours)
