@@ -281,6 +281,6 @@ def test_macpherson_breeds_from_the_second_unit_of_a_shared_space():
         return f"space:{label(g, y)}"
     production(g, breeding_answers(choose))
     assert offered == [{f"space:{label(g, y)}", "done"}]            # Sheep only: a single Cow breeds nothing
-    assert sorted(zip(*[iter(g.misc["stacked"])] * 3)) == sorted([(x, D.SHEEP, 0), (y, D.SHEEP, 0)])
+    assert sorted(zip(*[iter(g.modstate["second_units"].units)] * 3)) == sorted([(x, D.SHEEP, 0), (y, D.SHEEP, 0)])
     assert pl.extra["calves"] == [1, 0]
     check_invariants(g)

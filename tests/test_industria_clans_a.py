@@ -549,7 +549,7 @@ def test_macpherson_lamb_on_a_parents_space_for_free():
         return g.action_to_string(min(a for a in g.legal_actions() if a >= A.SPACE)).split(" (")[0]
     production(g, breeding_answers(choose))
     assert offered == [{f"space:{label(g, a)}", f"space:{label(g, b)}", "done"}]
-    assert g.misc["stacked"] == [a, D.SHEEP, 0]
+    assert g.modstate["second_units"].units == [a, D.SHEEP, 0]
     assert pl.units_left[D.SHEEP] == left - 1 and pl.money == money      # free
     assert pl.goods[D.WOOL] == 2                     # the lamb did not produce this round
     offered.clear()

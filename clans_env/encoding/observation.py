@@ -56,7 +56,7 @@ import numpy as np
 from ..engine import data as D
 from ..engine.actions import NUM_SPACES
 from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
-from ..engine.rules.common import reach as player_reach
+from ..engine.rules.common import reach as player_reach, second_units
 from ..engine.rules.scoring import import_values
 from ..engine.rules.awards import award_tile
 from ..engine.rules.farmers_markets import dealt_tiles, market_list
@@ -714,7 +714,6 @@ class ObservationEncoder:
         for k, name in enumerate(INDUSTRIA_MODULES):
             if getattr(cfg, name):
                 vec[o["modules"] + k] = 1
-        misc = game.misc
         frame = game.stack[-1] if game.stack else None
         if frame is not None and frame[0] >= NUM_BASE_DECISION_KINDS:
             vec[o["decision.kind"] + frame[0] - NUM_BASE_DECISION_KINDS] = 1
@@ -752,7 +751,7 @@ class ObservationEncoder:
         for k, t in enumerate(game.port_tiles):
             if t >= first:
                 vec[o["port_tiles"] + k * len(D.PORT_TILES_INDUSTRIA) + t - first] = 1
-        stacked = misc.get("stacked", [])
+        stacked = second_units(game)
         for i in range(0, len(stacked), 3):
             vec[o[f"second_unit.{D.UNITS[stacked[i + 1]]}"] + stacked[i]] = 1
         tile = award_tile(game)

@@ -19,7 +19,7 @@ from . import data as D
 from .board import assemble
 from .clans import get_clan
 from .config import GameConfig
-from .modules import MODULES, hooks_for
+from .modules import RECORDS, hooks_for
 from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
@@ -455,7 +455,7 @@ class Game:
         g.port_tiles = tuple(g.port_tiles)
         g.covered = tuple(g.covered)
         try:
-            g.modstate = {k: MODULES[k].record.from_dict(v) for k, v in g.modstate.items()}
+            g.modstate = {k: RECORDS[k].from_dict(v) for k, v in g.modstate.items()}
         except (KeyError, IndexError, TypeError, ValueError) as e:
             raise SaveError(f"saved game field state.modstate is not a module state: {type(e).__name__} {e}") from None
         g._hist = None

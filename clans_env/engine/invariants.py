@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from . import data as D
-from .rules.common import STACKED, TRAINS, export_stacks, reach, reservations
+from .rules.common import TRAINS, export_stacks, reach, reservations, second_units
 from .rules.farmers_markets import MARKET, market_list
 from .rules.fulfil import tracks_imports
 from .rules.refill_board import board as refill_board
@@ -72,7 +72,7 @@ def check_invariants(g) -> None:
         per_player[o] |= 1 << s
         counts[o][u] += 1
     # Industria: a second unit on a space (R4.1-R4.3): the same owner, never a third, matching land
-    stacked = g.misc.get(STACKED, [])
+    stacked = second_units(g)
     if len(stacked) % 3 or len(set(stacked[0::3])) != len(stacked) // 3:
         _fail(f"stacked units {stacked} are not (space, unit, owner) triples, one per space")
     for i in range(0, len(stacked), 3):

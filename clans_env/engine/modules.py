@@ -193,12 +193,18 @@ class Record:
 
 #: name -> the module's (stateless) instance, filled by ``@register`` as the rule files load
 MODULES: dict = {}
+#: name in ``Game.modstate`` -> its record class: each module's ``record`` (``@register``), and the state
+#: that several modules write through the occupancy layer (rules/common.py's second units, which the
+#: stacking Port tiles, Clan MacPherson and Delivery bonuses place), made when first needed
+RECORDS: dict = {}
 
 
 def register(cls):
     """Class decorator: make a Module subclass available to ``GameConfig.modules`` by its name."""
     assert cls.name in MODULE_ORDER, f"module {cls.name!r} needs a place in MODULE_ORDER"
     MODULES[cls.name] = cls()
+    if cls.record is not None:
+        RECORDS[cls.name] = cls.record
     return cls
 
 

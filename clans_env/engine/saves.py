@@ -27,7 +27,7 @@ from .board import SIDE_NAMES
 from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
 from .clans import CLANS
-from .modules import MODULE_ORDER, MODULES
+from .modules import MODULE_ORDER, MODULES, RECORDS
 
 SAVE_FORMAT = "clans-of-caledonia-state"
 #: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
@@ -245,7 +245,7 @@ def check_fields(doc) -> GameConfig:
     if type(st["modstate"]) is not dict:
         raise _bad("state.modstate", "an object (module name -> its state)", st["modstate"])
     for name, record in st["modstate"].items():
-        if name not in config.modules or MODULES[name].record is None:
+        if name not in RECORDS or (name in MODULES and name not in config.modules):
             raise _bad(f"state.modstate.{name}", "the state of a module of this game with a record", name)
         _plain_dict(record, f"state.modstate.{name}")
     return config
@@ -262,10 +262,9 @@ def upgrade(doc: dict) -> None:
         return
     misc = dict(st["misc"])
     records = dict(st.get("modstate", {}))
-    for name in MODULE_ORDER:
-        module = MODULES.get(name)
-        if module is not None and module.record is not None and name not in records:
-            old = module.record.from_misc(misc)
+    for name in [n for n in MODULE_ORDER if n in RECORDS] + [n for n in RECORDS if n not in MODULE_ORDER]:
+        if name not in records:
+            old = RECORDS[name].from_misc(misc)
             if old is not None:
                 records[name] = old
     doc["state"] = {**st, "misc": misc, "modstate": records}

@@ -25,6 +25,7 @@ from clans_env.engine.board import (
     MODULE_NAMES, SIDE_NAMES, Board, assemble,
 )
 from clans_env.engine.data import GOODS, UNIT_LETTER
+from clans_env.engine.rules.common import second_units
 from clans_env.engine.rules.farmers_markets import market_list
 
 COLOURS = {
@@ -298,7 +299,7 @@ def game_occupants(game) -> dict:
             out[s] = (who, UNIT_LETTER[game.unit_at[s]])
         elif who == -2:
             out[s] = (-1, "X")
-    stacked = game.misc.get("stacked", [])
+    stacked = second_units(game)
     for i in range(0, len(stacked), 3):       # Industria: a second unit on the space
         who, letter = out[stacked[i]]
         out[stacked[i]] = (who, letter + "+" + UNIT_LETTER[stacked[i + 1]])

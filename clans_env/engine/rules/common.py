@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import RECORDS, Record
 from ..topology import bits
 
 
@@ -28,9 +29,26 @@ def reach(g, p: int) -> int:
     return r
 
 
-#: g.misc key: Industria's second units on spaces (R4), a flat list ``space, unit, owner`` per space
-#: (rules/stacking.py has the decisions that stack and move units)
-STACKED = "stacked"
+#: the name of Industria's second units in ``g.modstate`` (R4; rules/stacking.py has the decisions that stack
+#: and move units, Clan MacPherson and Delivery bonuses stack too): a ``SecondUnits``, made by the first one
+STACKED = "second_units"
+
+
+class SecondUnits(Record):
+    """The second units on spaces: ``units``, a flat list ``space, unit, owner`` per space (the first unit
+    stays in ``g.unit_at``). This file owns it (``stacked_unit``, ``place_second``, ``remove_second``,
+    ``second_units``)."""
+    __slots__ = ("units",)
+    MISC = {"units": ("stacked", [])}
+
+
+RECORDS[STACKED] = SecondUnits
+
+
+def second_units(g) -> list:
+    """The flat ``space, unit, owner`` list of second units (empty when there is none)."""
+    rec = g.modstate.get(STACKED)
+    return rec.units if rec is not None else []
 #: the Train module's name: its record (``g.modstate[TRAINS]``, rules/train_core.TrainState) holds what this
 #: file reads of it: each seat's Train station (``station``: its space, -1 on the track, -2 discarded; the
 #: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves,
@@ -159,7 +177,7 @@ def notify_deploy(g, p: int, unit: int, space: int, mode: int) -> None:
 def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     """Take p's unit on ``space`` (of type ``unit`` when the space holds two, Industria R4.6) back to
     the Player board; returns its type. The other unit of a stacked space stays on it."""
-    if g.misc.get(STACKED):
+    if second_units(g):
         second = stacked_unit(g, space)
         if second >= 0:
             if unit == second:
@@ -205,8 +223,9 @@ def units_of(g, p: int, unit: int) -> int:
     for s in bits(g.players[p].spaces):
         if ua[s] == unit:
             out |= 1 << s
-    stacked = g.misc.get(STACKED)
-    if stacked:
+    rec = g.modstate.get(STACKED)
+    if rec is not None:
+        stacked = rec.units
         for i in range(0, len(stacked), 3):
             if stacked[i + 1] == unit and stacked[i + 2] == p:
                 out |= 1 << stacked[i]
@@ -281,8 +300,9 @@ def usable_port_slot(g, p: int, tile: int) -> int:
 
 def stacked_unit(g, space: int) -> int:
     """The second unit on ``space``, or -1."""
-    st = g.misc.get(STACKED)
-    if st:
+    rec = g.modstate.get(STACKED)
+    if rec is not None:
+        st = rec.units
         for i in range(0, len(st), 3):
             if st[i] == space:
                 return st[i + 1]
@@ -293,17 +313,22 @@ def place_second(g, p: int, unit: int, space: int) -> None:
     """Deploy p's ``unit`` onto ``space`` beside p's unit there (R4.1-R4.3): never a third."""
     if g.occupant[space] != p or stacked_unit(g, space) >= 0:
         raise AssertionError(f"space {space} cannot take a second unit of player {p}")
-    g.misc[STACKED] = g.misc.get(STACKED, []) + [space, unit, p]
+    rec = g.modstate.get(STACKED)
+    if rec is None:         # the first second unit of the game (a clone may share a read-only empty mapping)
+        g.modstate = {**g.modstate, STACKED: SecondUnits([space, unit, p])}
+    else:
+        rec.units = rec.units + [space, unit, p]
     g.players[p].units_left[unit] -= 1
 
 
 def remove_second(g, p: int, space: int) -> int:
-    st = list(g.misc[STACKED])
+    rec = g.modstate[STACKED]
+    st = list(rec.units)
     for i in range(0, len(st), 3):
         if st[i] == space:
             unit = st[i + 1]
             del st[i:i + 3]
-            g.misc[STACKED] = st
+            rec.units = st
             g.players[p].units_left[unit] += 1
             return unit
     raise AssertionError(f"no second unit on space {space}")

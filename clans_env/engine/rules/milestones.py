@@ -18,7 +18,7 @@ from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
 from ..topology import bits
-from .common import STACKED, TRAINS, stations
+from .common import TRAINS, second_units, stations
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
@@ -171,7 +171,7 @@ def layout_key(g, p: int) -> tuple:
     spaces (Industria stacking, everyone's: a superset is still exact), p's Train station."""
     spaces = g.players[p].spaces
     ua = g.unit_at
-    stacked = g.misc.get(STACKED)
+    stacked = second_units(g)
     st = stations(g)
     return (g.topo, g.board, spaces, tuple([ua[s] for s in bits(spaces)]), tuple(stacked) if stacked else (),
             st[p] if st else -1)

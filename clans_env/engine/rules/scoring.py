@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import data as D
 from ..topology import bits, components
-from .common import STACKED, stations
+from .common import second_units, stations
 from .registry import SCORING_TILES
 
 
@@ -47,7 +47,7 @@ def _tile4(g, p: int) -> int:
 def _tile5(g, p: int) -> int:
     border = g.topo.border
     units = (g.players[p].spaces & border).bit_count()
-    stacked = g.misc.get(STACKED)
+    stacked = second_units(g)
     if stacked:                 # Industria: each unit counts, two on a space too (R4.5, Q3)
         units += sum(1 for i in range(0, len(stacked), 3) if stacked[i + 2] == p and border >> stacked[i] & 1)
     return 3 * (units // 2)
