@@ -55,7 +55,7 @@ def test_base_game_is_unchanged_with_every_module_off():
         random_playout(b, random.Random(n))
         assert a.history == b.history and a.final_scores() == b.final_scores()
         assert all(row["award"] == 0 for row in a.final_scores())
-        assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice")) and not a.modstate
+        assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice")) and not a.modstate.keys() - {"solo"}
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])
@@ -285,13 +285,13 @@ def test_variable_prices_run_the_market_phase_from_round_two():
     before = list(g.prices)
     g.pass_order = list(g.turn_order)
     prepare_round(g)
-    rolls = g.misc["solo_dice"]
+    rolls = g.modstate["solo"].dice
     goods = rolls[0::2]
     assert len(goods) == 3 and len(set(goods)) == 3
     assert [i for i in range(D.NUM_GOODS) if g.prices[i] != before[i]] == sorted(
         i for i in goods if g.prices[i] != before[i])
     assert [c for c in g.display if c >= 0] == [c for c in display if c >= 0]
-    assert "solo_removed" not in g.misc or not g.misc["solo_removed"]
+    assert "solo" not in g.modstate or not g.modstate["solo"].removed
 
 
 # ---- alternative 2-player scoring (R15.8, R15.9) -----------------------------------------------------

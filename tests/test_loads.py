@@ -702,7 +702,7 @@ def test_module_state_of_a_module_the_game_has_not_is_refused():
 
 
 #: the Industria state that is a record now (``Game.modstate``); saves written before kept it in ``misc`` keys
-CONVERTED = ("refill_board", "awards", "farmers_markets", "variable_prices", "trains")
+CONVERTED = ("refill_board", "awards", "farmers_markets", "variable_prices", "trains", "solo")
 
 
 @pytest.mark.parametrize("name, version, records, scores", [

@@ -19,6 +19,7 @@ from . import data as D
 from .rules.common import TRAINS, export_stacks, reach, reservations, second_units
 from .rules.farmers_markets import MARKET, market_list
 from .rules.fulfil import tracks_imports
+from .rules.solo import removed_contracts
 from .rules.refill_board import board as refill_board
 from .state import K_BUILDING_BONUS, K_HOOK
 from .topology import bits
@@ -153,7 +154,7 @@ def check_invariants(g) -> None:
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
     ts = g.modstate.get(TRAINS)
-    seen += g.misc.get("solo_removed", []) + (ts.discarded if ts is not None else [])   # Delivery bonus 8 discards
+    seen += removed_contracts(g) + (ts.discarded if ts is not None else [])   # Delivery bonus 8 discards
     below = export_stacks(g) or []          # Delivery bonus 16: contracts under a box's top one
     seen += below[1::2]
     held = set(below[1::2]).union(*(pl.open_contracts for pl in g.players))

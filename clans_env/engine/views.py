@@ -8,6 +8,7 @@ from .rules.common import price, reach, stacked_unit
 from .rules.awards import award_tile
 from .rules.farmers_markets import dealt_tiles, market_list
 from .rules.industria_scoring import own_units
+from .rules.solo import market_dice, removed_contracts
 from .rules.variable_prices import starting_dice
 from .rules.refill_board import board as refill_board
 from .rules.scoring import connected_settlements, import_values
@@ -96,7 +97,7 @@ def public_state(g) -> dict:
         "port_tiles": [{"slot": k, "tile": t, "space": g.topo.port_space[k]} for k, t in enumerate(g.port_tiles)],
         "setup_offer": {"clans": list(g.misc.get("clan_offer", [])),
                         "starting_tiles": [D.STARTING_TILES[t].id for t in g.tile_pool]},
-        "solo": {"dice": list(g.misc.get("solo_dice", [])), "removed_contracts": list(g.misc.get("solo_removed", []))},
+        "solo": {"dice": list(market_dice(g)), "removed_contracts": list(removed_contracts(g))},
         "turn_order": list(g.turn_order),
         "pass_order": list(g.pass_order),
         "players": players,
