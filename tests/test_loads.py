@@ -708,12 +708,14 @@ CONVERTED = ("refill_board", "awards", "farmers_markets", "variable_prices", "tr
 @pytest.mark.parametrize("name, version, records, scores", [
     ("save_v3_industria_trains.json", 3, CONVERTED, [100, 75, 63]),
     ("save_v4_industria_trains.json", 4, CONVERTED, [100, 75, 63]),
-    ("save_v4_industria_stacked.json", 4, CONVERTED + ("second_units",), [112, 65, 68])])
+    ("save_v4_industria_stacked.json", 4, CONVERTED + ("second_units",), [112, 65, 68]),
+    ("save_v4_auction.json", 4, ("clan_offer",), [25, 66, 38])])
 def test_older_industria_saves_load_into_the_module_records(name, version, records, scores):
     """Saves of version 3, and of version 4 before the Industria modules' state became records, kept that
     state in ``misc`` keys (tests/data/save_v{3,4}_industria_*.json, written by those engines: 3-player
     Industria games with trains and Farmers markets in round 4, and in round 3 with second units and a
-    Delivery bonus 19 reservation). They load into the records (each field from its old key,
+    Delivery bonus 19 reservation; a base game in its Clan Auction, whose offer and winners were ``misc``
+    keys too). They load into the records (each field from its old key,
     ``Record.MISC``), play on to the scores those engines reached (random.Random(7) choosing), and save
     with no such key left."""
     from pathlib import Path

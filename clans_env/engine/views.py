@@ -6,6 +6,7 @@ from . import data as D
 from .actions import DIRECTIONS
 from .rules.common import price, reach, stacked_unit
 from .rules.awards import award_tile
+from .rules.clan_setup import offered_clans
 from .rules.farmers_markets import dealt_tiles, market_list
 from .rules.industria_scoring import own_units
 from .rules.solo import market_dice, removed_contracts
@@ -95,7 +96,7 @@ def public_state(g) -> dict:
         "scoring_tiles": list(g.scoring_tiles),
         "current_scoring_tile": g.scoring_tiles[g.round - 1] if g.scoring_tiles else None,
         "port_tiles": [{"slot": k, "tile": t, "space": g.topo.port_space[k]} for k, t in enumerate(g.port_tiles)],
-        "setup_offer": {"clans": list(g.misc.get("clan_offer", [])),
+        "setup_offer": {"clans": list(offered_clans(g)),
                         "starting_tiles": [D.STARTING_TILES[t].id for t in g.tile_pool]},
         "solo": {"dice": list(market_dice(g)), "removed_contracts": list(removed_contracts(g))},
         "turn_order": list(g.turn_order),
