@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from . import data as D
+from .modules import field
 from .rules.common import TRAINS, export_stacks, reach, reservations, second_units
 from .rules.farmers_markets import MARKET, market_list
 from .rules.fulfil import tracks_imports
@@ -153,8 +154,7 @@ def check_invariants(g) -> None:
             seen += [c for c in frame[2] if c >= 0]
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
-    ts = g.modstate.get(TRAINS)
-    seen += removed_contracts(g) + (ts.discarded if ts is not None else [])   # Delivery bonus 8 discards
+    seen += [*removed_contracts(g), *field(g, TRAINS, "discarded")]   # Delivery bonus 8 discards
     below = export_stacks(g) or []          # Delivery bonus 16: contracts under a box's top one
     seen += below[1::2]
     held = set(below[1::2]).union(*(pl.open_contracts for pl in g.players))

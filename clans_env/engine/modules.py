@@ -51,8 +51,8 @@ score_lines             rules/scoring.py ``final_scores``: extra score lines per
 score_row               rules/scoring.py ``final_scores``: the whole row of a seat the module plays
 ======================  ================================================================================
 
-A module's per-game state is one slotted record in ``Game.modstate`` under its name (``Module.record``;
-the Automa's ``AutomaState``); the modules whose state is not yet a record keep documented ``g.misc`` keys.
+A module's per-game state is one slotted record in ``Game.modstate`` under its name (``Module.record``, a
+``Record``; docs/architecture.md "Module state" lists them); ``RECORDS`` names every record class.
 
 Besides the hooks, ``Hooks.industria`` is True when any Industria module (or the Industria clans) is
 on: the errata that apply with Industria (Port tile 7's exchange is a deployment, A441/A620) read it.
@@ -78,8 +78,8 @@ class Module:
     #: the name ``GameConfig.modules`` gives it
     name = ""
     #: the class of its per-game state: one slotted record in ``Game.modstate[name]`` (cloned with
-    #: ``copy``, saved with ``to_dict`` / ``from_dict``; ``from_misc`` pops a version-3 save's ``misc``
-    #: keys into ``to_dict``'s layout), or None for a module whose state still lives in ``Game.misc``
+    #: ``copy``, saved with ``to_dict`` / ``from_dict``; ``from_misc`` pops an older save's ``misc``
+    #: keys into ``to_dict``'s layout), or None for a module without state
     record = None
     def seats(self, config) -> tuple:
         return ()
@@ -189,6 +189,12 @@ class Record:
             return None
         return {name: misc.pop(key) if key in misc else (default[:] if type(default) is list else default)
                 for name, (key, default) in cls.MISC.items()}
+
+
+def field(g, name: str, attr: str, default=()):
+    """Field ``attr`` of the record ``name`` in ``g.modstate``, or ``default`` when the game has none."""
+    rec = g.modstate.get(name)
+    return getattr(rec, attr) if rec is not None else default
 
 
 #: name -> the module's (stateless) instance, filled by ``@register`` as the rule files load

@@ -36,8 +36,9 @@ SAVE_FORMAT = "clans-of-caledonia-state"
 #: version 2 file predates them, so it loads with ``trains=False`` (``industria=True`` there meant part 1)
 #: 4: a module's state is a record in ``state.modstate`` (the Automa's); a version 3 file's ``misc`` keys of
 #: the Automa (``automa<p>``, ``automa<p>_pile``, ..., ``automa_log``) load into it (``upgrade``); so do the
-#: ``misc`` keys of the modules whose state became a record later (the refill board, ...): a version 4 file
-#: written before has those keys in ``misc`` and no record, a current one the record and no key
+#: ``misc`` keys of the state that became a record later (every Industria module, second units, the solo
+#: dice, the clan offer: ``modules.RECORDS``): a version 4 file written before has those keys in ``misc``
+#: and no record, a current one the record and no key
 SAVE_VERSION = 4
 INDUSTRIA_FIELDS = ("industria", "farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
                     "alt_two_player_scoring")

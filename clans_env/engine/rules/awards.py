@@ -10,7 +10,7 @@ below its first threshold -4 VP, from it 0 VP, from its second threshold +4 VP.
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Record, define
+from ..modules import Record, define, field
 from .industria_scoring import own_units, settlement_sizes
 from .scoring import basic_in_stock, processed_in_stock, tier_split
 from .automa import award_vp as automa_award_vp
@@ -26,8 +26,7 @@ class AwardState(Record):
 
 def award_tile(g) -> int | None:
     """The game's Award tile (1-9), or None without the module."""
-    rec = g.modstate.get(NAME)
-    return rec.tile if rec is not None else None
+    return field(g, NAME, "tile", None)
 
 
 def setup_award(g) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE, PASS
 from ..clans import NO_CLAN, clan_names, get_clan
-from ..modules import RECORDS, Record
+from ..modules import RECORDS, Record, field
 from ..state import K_AUCTION_BID, K_AUCTION_PICK, K_CLAN_PICK, K_FIRST_WORKER, K_HOOK, K_START_TILE
 from . import solo
 from .registry import apply_for, describe_for, hook, legal_for
@@ -50,8 +50,7 @@ RECORDS[OFFER] = ClanOffer
 
 def offered_clans(g) -> list:
     """The clans still on offer (empty once the clans are chosen)."""
-    rec = g.modstate.get(OFFER)
-    return rec.clans if rec is not None else []
+    return field(g, OFFER, "clans")
 
 
 def clan_pool(cfg) -> list[str]:

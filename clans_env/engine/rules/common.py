@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import RECORDS, Record
+from ..modules import RECORDS, Record, field
 from ..topology import bits
 
 
@@ -47,8 +47,7 @@ RECORDS[STACKED] = SecondUnits
 
 def second_units(g) -> list:
     """The flat ``space, unit, owner`` list of second units (empty when there is none)."""
-    rec = g.modstate.get(STACKED)
-    return rec.units if rec is not None else []
+    return field(g, STACKED, "units")
 #: the Train module's name: its record (``g.modstate[TRAINS]``, rules/train_core.TrainState) holds what this
 #: file reads of it: each seat's Train station (``station``: its space, -1 on the track, -2 discarded; the
 #: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves,
@@ -58,8 +57,7 @@ TRAINS = "trains"
 
 def stations(g) -> list | None:
     """Each seat's Train station (its space, -1 on the track, -2 discarded), or None without trains."""
-    ts = g.modstate.get(TRAINS)
-    return ts.station if ts is not None else None
+    return field(g, TRAINS, "station", None)
 
 
 def shipping_reach(g, p: int) -> int:
@@ -128,8 +126,7 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
 def reservations(g) -> list:
     """Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's); empty (or None)
     without the Train module."""
-    ts = g.modstate.get(TRAINS)
-    return ts.reserved if ts is not None else None
+    return field(g, TRAINS, "reserved", None)
 
 
 def reserved_by(g, p: int) -> int:
@@ -252,8 +249,7 @@ def export_stacks(g) -> list | None:
     """Industria Delivery bonus 16 (rules/deliveries.py): contracts under the top one of an Export box, as
     flat pairs [top, the contract under it, ...] (``open_contracts`` holds only the top of each box); None
     without the Train module."""
-    ts = g.modstate.get(TRAINS)
-    return ts.below if ts is not None else None
+    return field(g, TRAINS, "below", None)
 
 
 def contracts_under(g, cid: int) -> list[int]:

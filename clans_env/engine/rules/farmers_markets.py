@@ -21,7 +21,7 @@ market in play: ``space, basic good, processed good, basic covered (0/1), proces
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Module, Record, register
+from ..modules import Module, Record, field, register
 from ..actions import DONE, MAX_TRADE_QTY, SELL, SPACE, TRADE, decode_trade
 from ..state import K_HOOK, K_MARKET_PLACE, K_MARKET_SELL
 from ..topology import bits
@@ -44,14 +44,12 @@ class MarketState(Record):
 
 def market_list(g) -> list:
     """The markets in play, ``FIELDS`` ints each (empty without the module)."""
-    rec = g.modstate.get(NAME)
-    return rec.markets if rec is not None else []
+    return field(g, NAME, "markets")
 
 
 def dealt_tiles(g) -> list:
     """Each seat's dealt Farmers market tile until it is placed, then -1 (empty without the module)."""
-    rec = g.modstate.get(NAME)
-    return rec.deal if rec is not None else []
+    return field(g, NAME, "deal")
 
 
 def deal_markets(g) -> None:

@@ -14,7 +14,7 @@ Bonus"; rules R1.1, R2.1, R9.1-R9.3 of docs/rules-index.md).
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Module, Record, register
+from ..modules import Module, Record, field, register
 
 NAME = "refill_board"
 
@@ -28,8 +28,7 @@ class RefillState(Record):
 
 def board(g) -> list:
     """The refill board's face-up contracts, leftmost first (empty without the module)."""
-    rec = g.modstate.get(NAME)
-    return rec.board if rec is not None else []
+    return field(g, NAME, "board")
 
 
 def top_up(g) -> None:
@@ -54,8 +53,7 @@ class RefillBoard(Module):
         top_up(g)                                   # R1.1
 
     def contract_source(self, g):
-        rec = g.modstate.get(NAME)
-        return rec.board if rec is not None else None   # None until setup filled it
+        return field(g, NAME, "board", None)        # None until setup filled it
 
     def display_refilled(self, g) -> None:
         if NAME in g.modstate:                      # R2.1 (not in setup: R1.1 fills it after the Export board)

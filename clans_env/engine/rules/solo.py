@@ -13,7 +13,7 @@ in ``removed``.
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import RECORDS, Record
+from ..modules import RECORDS, Record, field
 from ..topology import bits
 from .common import move_price
 
@@ -40,13 +40,11 @@ def solo_state(g) -> SoloState:
 
 
 def removed_contracts(g) -> list:
-    rec = g.modstate.get(NAME)
-    return rec.removed if rec is not None else []
+    return field(g, NAME, "removed")
 
 
 def market_dice(g) -> list:
-    rec = g.modstate.get(NAME)
-    return rec.dice if rec is not None else []
+    return field(g, NAME, "dice")
 
 
 def setup_solo(g) -> None:

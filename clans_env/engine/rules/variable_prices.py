@@ -12,7 +12,7 @@ Dice come from the game's own generator, so a seed replays them and ``determiniz
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Record, define
+from ..modules import Record, define, field
 from .common import move_price
 from .solo import market_phase
 
@@ -27,8 +27,7 @@ class PriceDiceState(Record):
 
 def starting_dice(g) -> list:
     """The starting rolls per Good (empty without the module)."""
-    rec = g.modstate.get(NAME)
-    return rec.dice if rec is not None else []
+    return field(g, NAME, "dice")
 
 
 def roll_starting_prices(g) -> None:
