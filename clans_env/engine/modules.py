@@ -159,17 +159,24 @@ class Record:
     __slots__ = ()
     #: field -> (the misc key of older saves, the field's value when that key was absent)
     MISC: dict = {}
+    #: True for a record no rule writes after setup: clones share it (``copy`` returns it)
+    SHARED = False
 
     def __init__(self, *values):
         for name, v in zip(self.__slots__, values):
             setattr(self, name, v)
 
-    def copy(self):
-        r = object.__new__(type(self))
-        for name in self.__slots__:
-            v = getattr(self, name)
-            setattr(r, name, v[:] if type(v) is list else v)
-        return r
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.SHARED:
+            cls.copy = lambda s: s
+        elif "copy" not in cls.__dict__:
+            # Game.clone copies every record in every search node: a copy with the fields written out (as
+            # dataclasses write their __init__) costs a third of a loop over __slots__ with getattr/setattr
+            body = "".join(f"    r.{n} = v[:] if (v := s.{n}).__class__ is list else v\n" for n in cls.__slots__)
+            ns = {"new": object.__new__, "cls": cls}
+            exec(f"def copy(s):\n    r = new(cls)\n{body}    return r\n", ns)
+            cls.copy = ns["copy"]
 
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__}

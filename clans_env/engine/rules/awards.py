@@ -22,6 +22,7 @@ class AwardState(Record):
     """The Awards module's state in a game (``g.modstate["awards"]``): ``tile``, the Award tile drawn (1-9)."""
     __slots__ = ("tile",)
     MISC = {"tile": ("award", 0)}
+    SHARED = True           # drawn in setup only
 
 
 def award_tile(g) -> int | None:

@@ -23,6 +23,7 @@ class PriceDiceState(Record):
     """The module's state in a game: ``dice``, the Price die's starting roll per Good (``data.GOODS`` order)."""
     __slots__ = ("dice",)
     MISC = {"dice": ("price_dice", [])}
+    SHARED = True           # rolled in setup only
 
 
 def starting_dice(g) -> list:
