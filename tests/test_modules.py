@@ -5,6 +5,7 @@ same game with the toy registered, and a base game has no hook at all.
 """
 from __future__ import annotations
 
+import pickle
 import random
 from dataclasses import dataclass
 
@@ -144,3 +145,5 @@ def test_clone_copies_the_module_records_and_shares_only_the_setup_ones():
     while not c.is_terminal():
         c.apply(r.choice(c.legal_actions()))
     assert g.to_json() == before
+    for name, rec in g.modstate.items():       # root-parallel search pickles positions
+        assert pickle.loads(pickle.dumps(rec)).to_dict() == rec.to_dict(), name

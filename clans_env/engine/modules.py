@@ -168,15 +168,30 @@ class Record:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if cls.SHARED:
-            cls.copy = lambda s: s
-        elif "copy" not in cls.__dict__:
-            # Game.clone copies every record in every search node: a copy with the fields written out (as
-            # dataclasses write their __init__) costs a third of a loop over __slots__ with getattr/setattr
-            body = "".join(f"    r.{n} = v[:] if (v := s.{n}).__class__ is list else v\n" for n in cls.__slots__)
-            ns = {"new": object.__new__, "cls": cls}
-            exec(f"def copy(s):\n    r = new(cls)\n{body}    return r\n", ns)
-            cls.copy = ns["copy"]
+        if "copy" in cls.__dict__:
+            return
+        # Game.clone copies every record in every search node: a copy with the fields written out (as
+        # dataclasses write their __init__) costs a third of the loop of ``Record.copy``
+        body = "".join(f"    r.{n} = v[:] if (v := s.{n}).__class__ is list else v\n" for n in cls.__slots__)
+        ns = {"new": object.__new__, "cls": cls}
+        exec(f"def copy(s):\n    r = new(cls)\n{body}    return r\n", ns)
+        try:
+            cls.copy = (lambda s: s) if cls.SHARED else ns["copy"]
+        except TypeError:       # a class compiled by mypyc takes no new attributes: it keeps Record.copy
+            pass
+
+    def copy(self):
+        if self.SHARED:
+            return self
+        r = object.__new__(type(self))
+        for name in self.__slots__:
+            v = getattr(self, name)
+            setattr(r, name, v[:] if type(v) is list else v)
+        return r
+
+    def __reduce__(self):
+        # pickled through the constructor, as the compiled engine's native classes must be
+        return type(self), tuple(getattr(self, name) for name in self.__slots__)
 
     def to_dict(self) -> dict:
         return {name: getattr(self, name) for name in self.__slots__}
