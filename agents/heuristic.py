@@ -36,7 +36,8 @@ from operator import getitem, itemgetter, mul, sub
 
 from clans_env.engine import data as D
 from clans_env.engine.actions import MAX_TRADE_QTY, SPACE, TRADE
-from clans_env.engine.rules.awards import award_vp
+from clans_env.engine.rules.awards import award_tile, award_vp
+from clans_env.engine.rules.common import TRAINS
 from clans_env.engine.rules.scoring import (alternative_two_player_split, connected_settlements, import_values,
                                             threshold_vp, tier_split, tile_glory_function)
 from clans_env.engine.state import (ACTION, GAME_OVER, K_CLAN, K_BONUS_MENU, K_BONUS_ORDER, K_MARKET_SELL, K_BONUS_UPGRADE, K_EXCHANGE_FROM,
@@ -187,7 +188,7 @@ def estimate_final_vp(g, w: Weights = DEFAULT_WEIGHTS) -> list[float]:
     if g.config.farmers_markets:
         pass_bonus -= D.PASSING_OVERLAY
     # Industria's Award: the race as it stands now (its VP if the game ended here)
-    award = award_vp(g) if g.misc.get("award") else None
+    award = award_vp(g) if award_tile(g) else None
     trains = train_estimate(g, phases_left, w) if (g.config.trains or g.config.milestones) else None
     out = []
     for p, pl in enumerate(g.players):
@@ -275,8 +276,9 @@ def train_estimate(g, phases_left: int, w: Weights) -> list[float]:
                     table = TM.MILESTONE_VP[n]
                     vp = max(table[min(MS.claimers(g, k), len(table) - 1)] for k in free)
                 v += w.milestone_marker * vp * min(MS.markers_available(g, p), len(free))
-        if TR.AT in g.misc and phases_left and not g.misc[TR.TILT][p]:
-            k = g.misc[TR.DELIV][p]
+        ts = g.modstate.get(TRAINS)
+        if ts is not None and ts.at is not None and phases_left and not ts.tilt[p]:
+            k = ts.deliv[p]
             if k < len(TM.DELIVERY_TRACK_VP):
                 nxt = TM.DELIVERY_TRACK_VP[k] - (TM.DELIVERY_TRACK_VP[k - 1] if k else 0)
                 v += w.next_delivery * nxt

@@ -656,12 +656,12 @@ def test_two_player_settlement_majority_and_three_players():
 
 def test_award_one_player_thresholds_two_players_tiers():
     g = position(awards=True)
-    tile = g.misc["award"]
+    tile = g.modstate["awards"].tile
     low, high = D.AWARD_SOLO_THRESHOLDS[tile]
-    assert AU.award_vp(g, [high, 999]) == [4, 0]
-    assert AU.award_vp(g, [low, 999]) == [0, 0] and AU.award_vp(g, [low - 1, 999]) == [-4, 0]
+    assert AU.award_vp(g, [high, 999], tile) == [4, 0]
+    assert AU.award_vp(g, [low, 999], tile) == [0, 0] and AU.award_vp(g, [low - 1, 999], tile) == [-4, 0]
     g3 = position(n=3, seat=2, awards=True)
-    assert AU.award_vp(g3, [5, 3, 99]) == [8, 0, 0]                  # the 2 players' table; the Automa out
+    assert AU.award_vp(g3, [5, 3, 99], g3.modstate["awards"].tile) == [8, 0, 0]                  # the 2 players' table; the Automa out
 
 
 # ---- hidden information, the env ----------------------------------------------------------------------

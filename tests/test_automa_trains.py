@@ -47,7 +47,7 @@ def position(n, automa, **options):
     g = blank_position(n, automa=automa, **options)
     wool2 = tile_with({"wool": 2})
     for s in range(TR.side(g).num_demand_spots):
-        g.misc[TR.DEMAND][s] = wool2
+        g.modstate["trains"].demand[s] = wool2
     return g
 
 
@@ -123,10 +123,10 @@ def test_earlier_automa_industria_records_and_saves_replay_with_trains_off(tmp_p
 def test_train_players_side_minis_and_refill_by_the_players_only(n, automa, players, side, minis, solo, refill):
     g = make_game(n, seed=2, automa=automa, trains=True)
     assert TR.train_players(g) == players and TR.side(g).name == side
-    assert TR.has_minis(g) == minis and (TR.MINI in g.misc) == minis
-    assert TR.solo(g) == solo and (TR.SOLO_DONE in g.misc) == solo
-    assert len(g.misc[TR.DEMAND_REFILL]) == refill
-    assert len(g.misc[TR.AT]) == n                # state indexed by seat
+    assert TR.has_minis(g) == minis and (g.modstate["trains"].mini is not None) == minis
+    assert TR.solo(g) == solo and (g.modstate["trains"].solo_done is not None) == solo
+    assert len(g.modstate["trains"].demand_refill) == refill
+    assert len(g.modstate["trains"].at) == n                # state indexed by seat
     placed = []
     while g.phase == 0:
         if g.decision_kind == "train_place":
@@ -134,15 +134,15 @@ def test_train_players_side_minis_and_refill_by_the_players_only(n, automa, play
         g.apply(g.legal_actions()[0])
     humans = [p for p in range(n) if p not in automa]
     for p in automa:
-        assert g.misc[TR.AT][p] == -1 and (not minis or g.misc[TR.MINI][p] == -1)
+        assert g.modstate["trains"].at[p] == -1 and (not minis or g.modstate["trains"].mini[p] == -1)
         assert p not in placed
     order = [p for p in g.turn_order if p not in automa]
     if minis:                                     # R1.13 between the two players: 2nd, 1st, 2nd, 1st
         assert placed == [order[1], order[0], order[1], order[0]]
-        assert all(g.misc[TR.MINI][p] >= 0 for p in humans)
+        assert all(g.modstate["trains"].mini[p] >= 0 for p in humans)
     else:                                         # R1.12: reverse turn order of the players
         assert placed == list(reversed(order))
-    assert all(g.misc[TR.AT][p] >= 0 for p in humans)
+    assert all(g.modstate["trains"].at[p] >= 0 for p in humans)
     check_invariants(g)
 
 
@@ -151,16 +151,16 @@ def test_one_player_against_the_automa_delivers_to_each_location_once():
     the location takes no further delivery (also in later rounds)."""
     g = position(2, {1: 3})
     p = 0
-    g.misc[TR.AT][p] = loc(g, "T1")
+    g.modstate["trains"].at[p] = loc(g, "T1")
     give(g, p, wool=6)
     deliver(g, p, ["T2"])
     at = loc(g, "T2")
-    assert g.misc[TR.DELIV][p] == 1 and g.misc[TR.SOLO_DONE][at] == 1 and g.misc[TR.BONUS][at] == 0
-    g.misc[TR.TILT][p] = 0                        # a new round's upright Train
+    assert g.modstate["trains"].deliv[p] == 1 and g.modstate["trains"].solo_done[at] == 1 and g.modstate["trains"].bonus[at] == 0
+    g.modstate["trains"].tilt[p] = 0                        # a new round's upright Train
     TR.preparation(g)
     for s in range(TR.side(g).num_demand_spots):
-        g.misc[TR.DEMAND][s] = tile_with({"wool": 2})
-    g.misc[TR.AT][p] = loc(g, "T3")
+        g.modstate["trains"].demand[s] = tile_with({"wool": 2})
+    g.modstate["trains"].at[p] = loc(g, "T3")
     assert not TR.deliverable(g, p) >> at & 1 and not TR.can_deliver(g, p, at)
     assert TR.deliverable(g, p) >> loc(g, "T4") & 1
     start_turn(g, p)
@@ -173,15 +173,15 @@ def test_two_players_against_the_automa_may_deliver_to_a_location_twice():
     """§6.3: 2 players + Automa play a normal 2-player Train game: no once-per-location rule (Q23)."""
     g = position(3, {2: 3})
     p, q = [x for x in g.turn_order if x != 2]
-    g.misc[TR.AT][p], g.misc[TR.MINI][p] = loc(g, "T1"), loc(g, "T5")
-    g.misc[TR.AT][q], g.misc[TR.MINI][q] = loc(g, "T3"), loc(g, "T7")
+    g.modstate["trains"].at[p], g.modstate["trains"].mini[p] = loc(g, "T1"), loc(g, "T5")
+    g.modstate["trains"].at[q], g.modstate["trains"].mini[q] = loc(g, "T3"), loc(g, "T7")
     give(g, p, wool=2)
     give(g, q, wool=2)
     deliver(g, p, ["T2"])
-    g.misc[TR.AT][p] = loc(g, "T8")
+    g.modstate["trains"].at[p] = loc(g, "T8")
     assert TR.can_deliver(g, q, loc(g, "T2")) and TR.deliverable(g, q) >> loc(g, "T2") & 1
     deliver(g, q, ["T2"])
-    assert g.misc[TR.DELIV][p] == g.misc[TR.DELIV][q] == 1
+    assert g.modstate["trains"].deliv[p] == g.modstate["trains"].deliv[q] == 1
 
 
 def test_fees_only_for_the_players_trains_and_nobody_receives_them():
@@ -189,14 +189,14 @@ def test_fees_only_for_the_players_trains_and_nobody_receives_them():
     player's Train (2 players + Automa: per Train or Mini-train, R15.7) goes to the bank, not to the Automa."""
     g = position(3, {1: 4})
     p, q = [x for x in g.turn_order if x != 1]
-    g.misc[TR.AT][p], g.misc[TR.MINI][p] = loc(g, "T1"), loc(g, "T6")
-    g.misc[TR.AT][q], g.misc[TR.MINI][q] = loc(g, "T2"), loc(g, "T9")
+    g.modstate["trains"].at[p], g.modstate["trains"].mini[p] = loc(g, "T1"), loc(g, "T6")
+    g.modstate["trains"].at[q], g.modstate["trains"].mini[q] = loc(g, "T2"), loc(g, "T9")
     assert TR.fee(g, p, [loc(g, "T2")]) == TM.PASS_FEE
     assert TR.fee(g, p, [loc(g, "T2"), loc(g, "T9")]) == 2 * TM.PASS_FEE     # Train and Mini-train met
     give(g, p, wool=2)
     automa_money, q_money = g.players[1].money, g.players[q].money
     before = deliver(g, p, ["T2", "T3"])
-    assert g.misc[TR.AT][p] == loc(g, "T3")
+    assert g.modstate["trains"].at[p] == loc(g, "T3")
     assert g.players[p].money <= before - TM.PASS_FEE
     assert g.players[1].money == automa_money and g.players[q].money == q_money
 
@@ -219,8 +219,8 @@ def test_one_player_milestones_score_by_round_and_no_train_map_penalty():
     g = position(2, {1: 3})
     n = g.num_players
     for spot, rnd in ((0, 1), (1, 3), (2, 5)):
-        g.misc[MS.CLAIMS][spot * n] = 1
-        g.misc[MS.CLAIM_ROUND][spot * n] = rnd
+        g.modstate["trains"].claims[spot * n] = 1
+        g.modstate["trains"].claim_round[spot * n] = rnd
     row = g.final_scores()[0]
     assert row["milestones"] == 10 + 6 + 2 and "train_map" not in row
     solo = blank_position(1, trains=True)        # the real solo game keeps R17.5
@@ -234,8 +234,8 @@ def test_milestone_vp_by_the_number_of_players(n, automa, vp):
     g = position(n, automa)
     humans = [p for p in range(n) if p not in automa]
     for place, p in enumerate(humans, start=1):
-        g.misc[MS.CLAIMS][0 * n + p] = place
-        g.misc[MS.CLAIM_ROUND][0 * n + p] = 1
+        g.modstate["trains"].claims[0 * n + p] = place
+        g.modstate["trains"].claim_round[0 * n + p] = 1
     rows = g.final_scores()
     assert [rows[p]["milestones"] for p in humans] == vp + [0] * (len(humans) - len(vp))
 
@@ -259,23 +259,23 @@ def test_the_automa_takes_no_train_action_and_claims_no_milestone():
     """§6.3: the Train action and the Milestone claim are the players' main-decision options only; the
     invariants catch an Automa on the Train map or with a claim."""
     g = position(2, {1: 3})
-    g.misc[MS.MS][0] = 4                          # Milestone 4: Basic goods (the Automa never holds Goods)
-    g.misc[TR.AT][0] = loc(g, "T1")
-    g.misc[TR.MARKERS] = [1, 1]                   # a marker in stock for each seat
+    g.modstate["trains"].ms[0] = 4                          # Milestone 4: Basic goods (the Automa never holds Goods)
+    g.modstate["trains"].at[0] = loc(g, "T1")
+    g.modstate["trains"].markers = [1, 1]                   # a marker in stock for each seat
     give(g, 0, wool=9)
     start_turn(g, 0)
     legal = g.legal_actions()
     assert TR.TRAIN_ACTION in legal and MS.CLAIM_ACTION in legal and g.current_player == 0
     assert AU.invariant_errors(g) == []
     bad = g.clone()
-    bad.misc[TR.AT][1] = loc(bad, "T5")
+    bad.modstate["trains"].at[1] = loc(bad, "T5")
     assert any("Train map" in e for e in AU.invariant_errors(bad))
     bad = g.clone()
-    bad.misc[MS.CLAIMS][0 * 2 + 1] = 1
+    bad.modstate["trains"].claims[0 * 2 + 1] = 1
     assert any("Milestone" in e for e in AU.invariant_errors(bad))
     bad = g.clone()
-    bad.misc[TR.DELIV][1] = 1
-    assert any("tr_deliv" in e for e in AU.invariant_errors(bad))
+    bad.modstate["trains"].deliv[1] = 1
+    assert any("deliv = 1" in e for e in AU.invariant_errors(bad))
 
 
 @pytest.mark.parametrize("variant", ["variant_a", "variant_b"])
@@ -284,9 +284,9 @@ def test_milestone_variants_with_the_automa(variant):
     (and no delivery line, there are no Trains)."""
     g = blank_position(3, automa={2: 3}, milestones=variant)
     p = g.turn_order[0]
-    g.misc[MS.MS][0] = 4
+    g.modstate["trains"].ms[0] = 4
     if variant == "variant_b":
-        g.misc[TR.DEMAND][0] = tile_with({"wool": 2})
+        g.modstate["trains"].demand[0] = tile_with({"wool": 2})
     give(g, p, wool=9)
     start_turn(g, p)
     g.apply(MS.CLAIM_ACTION)
@@ -295,8 +295,8 @@ def test_milestone_variants_with_the_automa(variant):
     assert rows[p]["milestones"] == 6                 # 2 players: 6 / 2 (R14.4)
     assert rows[2]["milestones"] == 0 and "delivery_track" not in rows[2]
     one = blank_position(2, automa={1: 3}, milestones=variant)
-    one.misc[MS.CLAIMS][0] = 1
-    one.misc[MS.CLAIM_ROUND][0] = 2
+    one.modstate["trains"].claims[0] = 1
+    one.modstate["trains"].claim_round[0] = 2
     assert one.final_scores()[0]["milestones"] == TM.SOLO_MILESTONE_VP[1]
 
 
@@ -308,11 +308,11 @@ def test_determinize_reshuffles_the_automa_pile_and_the_demand_pile_only():
     for seed in range(6):
         d = g.determinize(seed)
         assert sorted(AU.pile(d, 1, "pile")) == sorted(AU.pile(g, 1, "pile"))
-        assert sorted(d.misc[TR.PILE]) == sorted(g.misc[TR.PILE])
-        for k in (TR.DEMAND, TR.DEMAND_REFILL, TR.BONUS, TR.AT, MS.MS, TR.SOLO_DONE):
-            assert d.misc[k] == g.misc[k]
+        assert sorted(d.modstate["trains"].pile) == sorted(g.modstate["trains"].pile)
+        for k in ("demand", "demand_refill", "bonus", "at", "ms", "solo_done"):
+            assert getattr(d.modstate["trains"], k) == getattr(g.modstate["trains"], k)
         piles.add(tuple(AU.pile(d, 1, "pile")))
-        demands.add(tuple(d.misc[TR.PILE]))
+        demands.add(tuple(d.modstate["trains"].pile))
     assert len(piles) > 1 and len(demands) > 1
 
 
@@ -371,4 +371,4 @@ def test_random_games_with_trains_invariants_save_load_replay(level):
         rows = g.final_scores()
         for s, lv in cfg.automa.items():
             assert rows[s]["delivery_track"] == AU.ROUND5_VP_TRAIN[lv - 1] and rows[s]["milestones"] == 0
-            assert g.misc[TR.AT][s] == -1 and g.misc[TR.DELIV][s] == 0
+            assert g.modstate["trains"].at[s] == -1 and g.modstate["trains"].deliv[s] == 0

@@ -22,7 +22,7 @@ def game(n, seed=0, **options):
 
 
 def offers(g):
-    return list(g.misc["clan_offer"])
+    return list(g.modstate["clan_offer"].clans)
 
 
 # ---- draft ----------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def give(g, p, **goods):
 
 def claim_milestone_4(g, p) -> bool:
     """Milestone 4 ("7 Basic goods in stock") on the first spot: is the claim legal for p now?"""
-    g.misc[MS.MS][0] = 4
+    g.modstate["trains"].ms[0] = 4
     start_turn(g, p)
     if MS.CLAIM_ACTION not in g.legal_actions():
         return False
@@ -99,7 +99,7 @@ def test_milestone_4_kilts_are_not_basic_goods():
 
 
 def award_scores(g, tile):
-    g.misc[AW.AWARD] = tile
+    g.modstate["awards"].tile = tile
     return [row["award"] for row in g.final_scores()]
 
 
@@ -153,7 +153,7 @@ def test_tile_18_counts_the_train_station_as_a_unit():
     p, q = 0, 1
     a, b, c = grass_chain(g, 3)
     put(g, q, "sheep", b)
-    g.misc["tr_station"][p] = b
+    g.modstate["trains"].station[p] = b
     put(g, p, "sheep", a)
     assert scoring_tile_glory(g, p, 18) == 3 and AW.measure(g, p, 5) == 2
     put(g, p, "sheep", c)
@@ -218,7 +218,7 @@ def market_sale(clan, **options):
     """Seat 0 plays ``clan`` and is to sell at the first Farmers market (the decision after an Expand next
     to it, R7.2); returns (game, market space, its Basic good, its Processed good)."""
     g = position(clan, n=3, money=100, farmers_markets=True, **options)
-    m, basic, processed = g.misc["markets"][:3]
+    m, basic, processed = g.modstate["farmers_markets"].markets[:3]
     pl = g.players[0]
     pl.goods = [0] * D.NUM_GOODS
     total = pl.merchants_stock + pl.merchants_board        # Douglas has one fewer (R18.D1)
@@ -281,6 +281,6 @@ def test_macpherson_breeds_from_the_second_unit_of_a_shared_space():
         return f"space:{label(g, y)}"
     production(g, breeding_answers(choose))
     assert offered == [{f"space:{label(g, y)}", "done"}]            # Sheep only: a single Cow breeds nothing
-    assert sorted(zip(*[iter(g.misc["stacked"])] * 3)) == sorted([(x, D.SHEEP, 0), (y, D.SHEEP, 0)])
+    assert sorted(zip(*[iter(g.modstate["second_units"].units)] * 3)) == sorted([(x, D.SHEEP, 0), (y, D.SHEEP, 0)])
     assert pl.extra["calves"] == [1, 0]
     check_invariants(g)

@@ -169,8 +169,8 @@ def test_douglas_farmers_market_sale_counts_goods_not_merchants():
     each, the price moves per Merchant."""
     from clans_env.engine.state import K_MARKET_SELL
     g = position("douglas", n=3, money=100, farmers_markets=True)
-    m = g.misc["markets"][0]
-    basic = g.misc["markets"][1]
+    m = g.modstate["farmers_markets"].markets[0]
+    basic = g.modstate["farmers_markets"].markets[1]
     pl = g.players[0]
     pl.goods[basic] = 6
     pl.merchants_stock, pl.merchants_board = 3, 3
@@ -295,7 +295,8 @@ def test_fraser_sells_a_kilt_as_any_processed_good():
 def give_contract(g, p, cid):
     g.pile = [c for c in g.pile if c != cid]
     g.display = [(-1 if c == cid else c) for c in g.display]
-    g.misc["refill"] = [c for c in g.misc.get("refill", []) if c != cid]
+    if "refill_board" in g.modstate:
+        g.modstate["refill_board"].board = [c for c in g.modstate["refill_board"].board if c != cid]
     g.players[p].open_contracts = [cid]
 
 
@@ -548,7 +549,7 @@ def test_macpherson_lamb_on_a_parents_space_for_free():
         return g.action_to_string(min(a for a in g.legal_actions() if a >= A.SPACE)).split(" (")[0]
     production(g, breeding_answers(choose))
     assert offered == [{f"space:{label(g, a)}", f"space:{label(g, b)}", "done"}]
-    assert g.misc["stacked"] == [a, D.SHEEP, 0]
+    assert g.modstate["second_units"].units == [a, D.SHEEP, 0]
     assert pl.units_left[D.SHEEP] == left - 1 and pl.money == money      # free
     assert pl.goods[D.WOOL] == 2                     # the lamb did not produce this round
     offered.clear()

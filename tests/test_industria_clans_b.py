@@ -183,14 +183,14 @@ def test_macfarlane_canals_not_for_the_train_station_or_a_city_tile():
     start_turn(g, 0)
     assert reach(g, 0) >> t & 1                                  # canal reach still serves expanding
     c = g.clone()
-    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    c.modstate["trains"].deliv[0] = TR.TM.STATION_AFTER - 1
     TR.take_track_marker(c, 0)
     c._advance()
-    assert c.decision_kind != "station" and c.misc[TR.STATION][0] == -2      # no space: back to the box
+    assert c.decision_kind != "station" and c.modstate["trains"].station[0] == -2      # no space: back to the box
     nb = next(s for s in g.board.neighbours[a] if is_grass(g, s) and s != t)
     put(g, 1, "cow", nb)
     c = g.clone()
-    c.misc[TR.DELIV][0] = TR.TM.STATION_AFTER - 1
+    c.modstate["trains"].deliv[0] = TR.TM.STATION_AFTER - 1
     TR.take_track_marker(c, 0)
     c._advance()
     assert c.decision_kind == "station" and placement_targets(c) == {nb}
@@ -249,10 +249,10 @@ def test_macfarlane_farmers_market_along_the_same_river():
     """R18.MF3: "... and/or Farmers market for each player unit or tile along the same river" (Q11, Q50)."""
     from test_industria_modules import put_market
     g = position("macfarlane", farmers_markets=True)
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     river, a, t = canal_pair(g)
     along = river_spaces(g, river)
     m = [s for s in along if s not in (a, t) and s not in g.board.neighbours[t]]
@@ -718,11 +718,11 @@ def _fill(g, space, what):
     elif what == "reserved":
         g.occupant[space] = -2
         g.occupied |= 1 << space
-        g.misc["reserved"] = [space, 1]
+        g.modstate["trains"].reserved = [space, 1]
     elif what == "station":                      # seat 1's Train station left alone there (R13.16)
         g.occupant[space] = -2
         g.occupied |= 1 << space
-        g.misc["tr_station"][1] = space
+        g.modstate["trains"].station[1] = space
 
 
 @pytest.mark.parametrize("middle,offered", [("empty", True), ("opponent", True), ("station", True),
@@ -733,10 +733,10 @@ def test_sinclair_skips_only_empty_spaces_or_other_players_units(middle, offered
     neither, so the space beyond it is no land-skip target; another player's lone Train station counts as
     their unit (R13.16) (C-S2)."""
     g = position("sinclair", farmers_markets=True, trains=True)
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     a, m, b = single_skip(g)
     put(g, 0, "sheep", a)
     _fill(g, m, middle)

@@ -23,9 +23,9 @@ def reference_paths(g, p: int, piece: int = TR.TRAIN) -> set:
     location p cannot pay £3 per other player's piece met for; R13.8 the Train ends where p can deliver; it
     leaves its location and does not end on p's other piece (R15.5)."""
     sd = TR.side(g)
-    minis = g.misc[TR.MINI] if TR.has_minis(g) else None
-    start, own_mini = (g.misc[TR.AT][p], minis[p] if minis else -1) if piece == TR.TRAIN else \
-        (minis[p], g.misc[TR.AT][p])
+    minis = g.modstate["trains"].mini if TR.has_minis(g) else None
+    start, own_mini = (g.modstate["trains"].at[p], minis[p] if minis else -1) if piece == TR.TRAIN else \
+        (minis[p], g.modstate["trains"].at[p])
     money = g.players[p].money
     out = set()
     if piece == TR.MINITRAIN:                # the Mini-train does not deliver (R15.4)
@@ -56,7 +56,7 @@ def reference_mini_first(g, p: int) -> bool:
     """R15.4 "in either order": some Mini-train movement after which the Train has a movement."""
     if not TR.has_minis(g):
         return False
-    minis, pl = g.misc[TR.MINI], g.players[p]
+    minis, pl = g.modstate["trains"].mini, g.players[p]
     start, money = minis[p], pl.money
     try:
         for _, dest, f, _ in reference_paths(g, p, TR.MINITRAIN):
@@ -87,11 +87,11 @@ def test_train_movements_match_the_rules_statement(players):
     of the plain statement, and the Train action is offered exactly when there is one."""
     checked = moving = freed = 0
     for g, p in main_decisions(players, 6, 300 + players):
-        if g.misc[TR.AT][p] < 0:
+        if g.modstate["trains"].at[p] < 0:
             continue
         ref = reference_paths(g, p)
         assert set(TR.paths(g, p, TR.TRAIN)) == ref
-        upright = not g.misc[TR.TILT][p]
+        upright = not g.modstate["trains"].tilt[p]
         mini_first = not ref and reference_mini_first(g, p)
         assert TR.can_take_train_action(g, p) == (upright and (bool(ref) or mini_first))
         checked += 1

@@ -56,7 +56,7 @@ def test_base_game_is_unchanged_with_every_module_off():
         random_playout(b, random.Random(n))
         assert a.history == b.history and a.final_scores() == b.final_scores()
         assert all(row["award"] == 0 for row in a.final_scores())
-        assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice"))
+        assert not any(k in a.misc for k in ("award", "refill", "markets", "price_dice")) and not a.modstate.keys() - {"solo"}
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])
@@ -107,7 +107,7 @@ def test_industria_segment_encodes_markets_refill_board_and_award():
     from clans_env.encoding import ObservationEncoder
     from clans_env.encoding.observation import CONTRACT_TABLE, CONTRACT_WIDTH
     g, p, target, m = market_position(awards=True, refill_board=True)
-    g.misc["markets"] = [m, D.WOOL, D.CHEESE, 1, 0]
+    g.modstate["farmers_markets"].markets = [m, D.WOOL, D.CHEESE, 1, 0]
     act(g, "expand:cow", f"space:{label(g, target)}")
     enc = ObservationEncoder(3, industria=g.config.industria_modules)
     v = enc.split(enc.encode(g, p))
@@ -116,9 +116,9 @@ def test_industria_segment_encodes_markets_refill_board_and_award():
     from clans_env.encoding.observation import INDUSTRIA_DECISION_KINDS
     assert v["industria.decision.kind"].tolist() == [k == "market_sell" for k in INDUSTRIA_DECISION_KINDS]
     assert v["decision.kind"].sum() == 0
-    first = g.misc["refill"][0]
+    first = g.modstate["refill_board"].board[0]
     assert (v["industria.refill_board"][:CONTRACT_WIDTH] == CONTRACT_TABLE[first + 1]).all()
-    assert v["industria.award"][D.AWARD_TILES.index(g.misc["award"])] == 1
+    assert v["industria.award"][D.AWARD_TILES.index(g.modstate["awards"].tile)] == 1
 
 
 # ---- Export contract refill board (R1.1, R2.1, R9) -------------------------------------------------
@@ -128,7 +128,7 @@ def test_refill_board_filled_at_setup():
     base = Game(GameConfig(num_players=3, seed=5, clan_selection="none"))
     g = Game(GameConfig(num_players=3, seed=5, clan_selection="none", refill_board=True))
     assert g.display == base.display
-    assert g.misc["refill"] == base.pile[:D.REFILL_SLOTS]
+    assert g.modstate["refill_board"].board == base.pile[:D.REFILL_SLOTS]
     assert g.pile == base.pile[D.REFILL_SLOTS:]
 
 
@@ -138,7 +138,7 @@ def test_preparation_refills_from_the_refill_board_then_tops_it_up():
     still taken from the Export board only."""
     g = blank_position(3, refill_board=True)
     p = g.current_player
-    refill = list(g.misc["refill"])
+    refill = list(g.modstate["refill_board"].board)
     top2 = g.pile[:2]
     assert {n for n in legal_names(g) if n.startswith("take_contract")} == {f"take_contract:{k}" for k in range(5)}
     act(g, "take_contract:1")
@@ -147,8 +147,8 @@ def test_preparation_refills_from_the_refill_board_then_tops_it_up():
     g.display[3] = -1
     prepare_round(g)
     assert g.display[1] == refill[0] and g.display[3] == refill[1]
-    assert g.misc["refill"] == refill[2:] + top2
-    assert len(g.misc["refill"]) == D.REFILL_SLOTS
+    assert g.modstate["refill_board"].board == refill[2:] + top2
+    assert len(g.modstate["refill_board"].board) == D.REFILL_SLOTS
     check_invariants(g)
 
 
@@ -179,13 +179,13 @@ def test_building_bonus_draws_the_leftmost_contracts_of_the_refill_board():
     refill board instead"; "Contracts not taken go to the bottom of the Export contract draw pile";
     the refill board is topped up only in Preparation (Q22)."""
     g, p, target = building_position(refill_board=True)
-    refill = list(g.misc["refill"])
+    refill = list(g.modstate["refill_board"].board)
     pile = list(g.pile)
     act(g, "expand:cheese_dairy", f"space:{label(g, target)}", "choose:0")
     assert g.stack[-1][2] == tuple(refill[:3])
     act(g, "choose:2")
     assert g.players[p].open_contracts == [refill[2]]
-    assert g.misc["refill"] == refill[3:]
+    assert g.modstate["refill_board"].board == refill[3:]
     assert g.pile == pile + refill[:2]
     check_invariants(g)
 
@@ -194,14 +194,14 @@ def test_determinize_keeps_the_face_up_refill_board():
     """R9 (hidden information): the refill board is face up; only the pile below it is hidden."""
     g = Game(GameConfig(num_players=2, seed=9, refill_board=True))
     d = g.determinize(123)
-    assert d.misc["refill"] == g.misc["refill"]
+    assert d.modstate["refill_board"].board == g.modstate["refill_board"].board
     assert sorted(d.pile) == sorted(g.pile) and d.pile != g.pile
 
 
 # ---- Award tiles (R1.3, R10) -----------------------------------------------------------------------
 def test_one_award_tile_is_drawn_at_setup():
     """R1.3 "Draw 1 at random and place below the 5th Scoring tile"; every tile occurs."""
-    seen = {Game(GameConfig(num_players=2, seed=s, awards=True)).misc["award"] for s in range(60)}
+    seen = {Game(GameConfig(num_players=2, seed=s, awards=True)).modstate["awards"].tile for s in range(60)}
     assert seen == set(D.AWARD_TILES)
 
 
@@ -229,7 +229,7 @@ def test_solo_award_card_thresholds(monkeypatch, value, vp):
     """R10.3 "compare your progress against the card's thresholds to score 4 VP, 0 VP, or -4 VP"
     (card 1, Most units: 24 / 27, community values)."""
     g = blank_position(1, awards=True)
-    g.misc["award"] = 1
+    g.modstate["awards"].tile = 1
     monkeypatch.setattr(awards, "measure", lambda g, p, tile: value)
     assert awards.award_vp(g) == [vp]
 
@@ -271,7 +271,7 @@ def test_variable_starting_prices_follow_the_price_dice():
     moved = set()
     for seed in range(30):
         g = Game(GameConfig(num_players=3, seed=seed, variable_prices=True))
-        dice = g.misc["price_dice"]
+        dice = g.modstate["variable_prices"].dice
         assert len(dice) == D.NUM_GOODS and set(dice) <= set(D.SOLO_PRICE_DIE)
         want = [D.START_STEP + (1 if d >= 2 else -1 if d <= -2 else 0) for d in dice]
         assert g.prices == want
@@ -288,13 +288,13 @@ def test_variable_prices_run_the_market_phase_from_round_two():
     before = list(g.prices)
     g.pass_order = list(g.turn_order)
     prepare_round(g)
-    rolls = g.misc["solo_dice"]
+    rolls = g.modstate["solo"].dice
     goods = rolls[0::2]
     assert len(goods) == 3 and len(set(goods)) == 3
     assert [i for i in range(D.NUM_GOODS) if g.prices[i] != before[i]] == sorted(
         i for i in goods if g.prices[i] != before[i])
     assert [c for c in g.display if c >= 0] == [c for c in display if c >= 0]
-    assert "solo_removed" not in g.misc or not g.misc["solo_removed"]
+    assert "solo" not in g.modstate or not g.modstate["solo"].removed
 
 
 # ---- alternative 2-player scoring (R15.8, R15.9) -----------------------------------------------------
@@ -336,7 +336,7 @@ def test_markets_dealt_and_placed_in_reverse_turn_order_before_the_first_workers
     space, with at least 3 neighbouring land spaces, and at least 2 spaces away from any other Farmers
     market"; first Workers come afterwards (R1.14)."""
     g = make_game(3, 7, clan_selection="draft", farmers_markets=True)
-    assert len(set(g.misc["market_deal"])) == 3
+    assert len(set(g.modstate["farmers_markets"].deal)) == 3
     while g.decision_kind == "clan_pick":
         g.apply(g.legal_actions()[0])
     placers = []
@@ -351,7 +351,7 @@ def test_markets_dealt_and_placed_in_reverse_turn_order_before_the_first_workers
         g.apply(A.SPACE + max(targets))
     assert placers == list(reversed(g.turn_order))
     assert g.decision_kind == "first_worker"
-    assert sorted(g.misc["markets"][0::5]) == sorted(s for s in range(g.board.num_spaces) if g.occupant[s] == MARKET)
+    assert sorted(g.modstate["farmers_markets"].markets[0::5]) == sorted(s for s in range(g.board.num_spaces) if g.occupant[s] == MARKET)
 
 
 @pytest.mark.parametrize("selection", ["auction", "none"])
@@ -371,7 +371,7 @@ def test_markets_placed_after_the_auction_or_the_starting_tiles(selection):
 
 
 def put_market(g, space: int, basic="wool", processed="cheese") -> None:
-    g.misc["markets"] = g.misc.get("markets", []) + [space, D.GOOD_INDEX[basic], D.GOOD_INDEX[processed], 0, 0]
+    g.modstate["farmers_markets"].markets = g.modstate["farmers_markets"].markets + [space, D.GOOD_INDEX[basic], D.GOOD_INDEX[processed], 0, 0]
     g.occupant[space] = MARKET
     g.occupied |= 1 << space
 
@@ -380,10 +380,10 @@ def market_position(n=3, money=100, **options):
     """p has a Sheep, an empty grassland target next to it and a Farmers market (Wool / Cheese)
     neighbouring the target; no other unit nearby. Returns (g, p, target, market space)."""
     g = blank_position(n, money=money, farmers_markets=True, **options)
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     p = g.current_player
     grass = set(active_land(g, GRASS))
     for own in sorted(grass):
@@ -432,7 +432,7 @@ def test_market_selling_bonus_after_an_expand():
     assert pl.money == money - paid + 3 * (price_before + 2)
     assert pl.goods[D.WOOL] == 2 and g.prices[D.WOOL] == step_before - 3
     assert pl.merchants_market[D.WOOL * 2 + A.SELL] == 3 and pl.merchants_stock == 2
-    assert g.misc["markets"] == [m, D.WOOL, D.CHEESE, 1, 0]
+    assert g.modstate["farmers_markets"].markets == [m, D.WOOL, D.CHEESE, 1, 0]
     check_invariants(g)
 
 
@@ -440,11 +440,11 @@ def test_market_removed_when_both_icons_are_covered():
     """R7.7 "When both icons on a Farmers market are covered, the tile is immediately removed ...
     Players can then expand onto that space normally"."""
     g, p, target, m = market_position()
-    g.misc["markets"] = [m, D.WOOL, D.CHEESE, 1, 0]
+    g.modstate["farmers_markets"].markets = [m, D.WOOL, D.CHEESE, 1, 0]
     act(g, "expand:cow", f"space:{label(g, target)}")
     assert not any(n.startswith("trade:sell:wool") for n in legal_names(g))     # covered icon
     act(g, "trade:sell:cheese:1")
-    assert g.misc["markets"] == [] and g.occupant[m] == -1 and not g.occupied >> m & 1
+    assert g.modstate["farmers_markets"].markets == [] and g.occupant[m] == -1 and not g.occupied >> m & 1
     check_invariants(g)
     g.players[p].passed = False
     start_turn(g, p)
@@ -458,7 +458,7 @@ def test_market_sale_is_optional_and_needs_merchants_and_goods():
     g, p, target, m = market_position()
     c = g.clone()
     act(c, "expand:cow", f"space:{label(c, target)}", "done")
-    assert c.misc["markets"] == [m, D.WOOL, D.CHEESE, 0, 0] and c.players[p].goods[D.WOOL] == 5
+    assert c.modstate["farmers_markets"].markets == [m, D.WOOL, D.CHEESE, 0, 0] and c.players[p].goods[D.WOOL] == 5
     g.players[p].merchants_stock = 2
     g.players[p].merchants_market[D.CHEESE * 2 + A.BUY] = 1
     g.players[p].merchants_board -= 1
@@ -504,10 +504,10 @@ def test_bonus_menu_orders_neighbourhood_market_and_building():
     bonus": with all three the player picks the next one each time."""
     g = blank_position(3, farmers_markets=True)
     p, o = g.turn_order[0], g.turn_order[1]
-    for s in g.misc["markets"][0::5]:
+    for s in g.modstate["farmers_markets"].markets[0::5]:
         g.occupant[s] = -1
         g.occupied &= ~(1 << s)
-    g.misc["markets"] = []
+    g.modstate["farmers_markets"].markets = []
     grass = set(active_land(g, GRASS))
     nb = g.board.neighbours
     target, own, opp, market = next(

@@ -36,13 +36,13 @@ def train_position(n=3, money=100, **options):
 
 def place_trains(g, where: dict, minis: dict | None = None):
     for p, l in where.items():
-        g.misc[TR.AT][p] = loc(g, l)
+        g.modstate["trains"].at[p] = loc(g, l)
     for p, l in (minis or {}).items():
-        g.misc[TR.MINI][p] = loc(g, l)
+        g.modstate["trains"].mini[p] = loc(g, l)
 
 
 def set_demand(g, label, tile):
-    g.misc[TR.DEMAND][TR.side(g).demand_spot[loc(g, label)]] = tile
+    g.modstate["trains"].demand[TR.side(g).demand_spot[loc(g, label)]] = tile
 
 
 def give(g, p, **goods):
@@ -69,7 +69,7 @@ def move_choices(g):
 
 
 def unclaim_all(g):
-    g.misc[MS.CLAIMS] = [0] * len(g.misc[MS.CLAIMS])
+    g.modstate["trains"].claims = [0] * len(g.modstate["trains"].claims)
 
 
 # ---- the map data (M1/M2) ------------------------------------------------------------------------------
@@ -120,14 +120,14 @@ def test_config_trains_and_milestone_variants():
 def test_setup_draws_tiles_and_fills_the_refill_area(n):
     g = make_game(n, seed=3, trains=True)
     sd = TR.side(g)
-    assert len(g.misc[TR.BONUS]) == sd.num_locations and len(set(g.misc[TR.BONUS])) == sd.num_locations
-    assert set(g.misc[TR.BONUS]) <= set(DL.IMPLEMENTED)
-    assert len(g.misc[MS.MS]) == 4 and len(set(g.misc[MS.MS])) == 4
-    assert all(g.misc[TR.DEMAND]) and len(g.misc[TR.DEMAND]) == sd.num_demand_spots
-    assert len(g.misc[TR.DEMAND_REFILL]) == (3 if n == 3 else 4)                     # R1.10
-    seen = g.misc[TR.DEMAND] + g.misc[TR.DEMAND_REFILL] + g.misc[TR.PILE]
+    assert len(g.modstate["trains"].bonus) == sd.num_locations and len(set(g.modstate["trains"].bonus)) == sd.num_locations
+    assert set(g.modstate["trains"].bonus) <= set(DL.IMPLEMENTED)
+    assert len(g.modstate["trains"].ms) == 4 and len(set(g.modstate["trains"].ms)) == 4
+    assert all(g.modstate["trains"].demand) and len(g.modstate["trains"].demand) == sd.num_demand_spots
+    assert len(g.modstate["trains"].demand_refill) == (3 if n == 3 else 4)                     # R1.10
+    seen = g.modstate["trains"].demand + g.modstate["trains"].demand_refill + g.modstate["trains"].pile
     assert sorted(seen) == sorted(TM.DEMAND_TILES)
-    assert g.misc[TR.DELIV] == [0] * n and g.misc[TR.MARKERS] == [0] * n and g.misc[TR.STATION] == [-1] * n  # R1.11
+    assert g.modstate["trains"].deliv == [0] * n and g.modstate["trains"].markers == [0] * n and g.modstate["trains"].station == [-1] * n  # R1.11
 
 
 def test_first_trains_after_the_first_workers_in_reverse_turn_order():
@@ -139,11 +139,11 @@ def test_first_trains_after_the_first_workers_in_reverse_turn_order():
             assert all(u == 0 for pl in g.players for u in pl.units_left[6:8]) or True
             order.append(g.current_player)
             legal = move_choices(g)
-            taken = {x for x in g.misc[TR.AT] if x >= 0}
+            taken = {x for x in g.modstate["trains"].at if x >= 0}
             assert set(legal) == set(TR.side(g).towns) - taken
         g.apply(g.legal_actions()[0])
     assert order == list(reversed(g.turn_order))
-    assert len({x for x in g.misc[TR.AT]}) == 4
+    assert len({x for x in g.modstate["trains"].at}) == 4
 
 
 def test_two_player_train_setup_interleaves_train_and_mini_train():
@@ -156,13 +156,13 @@ def test_two_player_train_setup_interleaves_train_and_mini_train():
     towns = TR.side(g).towns
     assert CHOOSE + TR.MINI_OFFSET + towns[0] in g.legal_actions()
     g.apply(CHOOSE + TR.MINI_OFFSET + towns[0])                   # the 2nd player's Mini-train
-    assert g.current_player == first and g.misc[TR.MINI][second] == towns[0]
+    assert g.current_player == first and g.modstate["trains"].mini[second] == towns[0]
     g.apply(CHOOSE + towns[1])
     assert g.current_player == second and CHOOSE + towns[0] not in g.legal_actions()
     g.apply(CHOOSE + towns[2])
-    assert g.misc[TR.AT][second] == towns[2]
+    assert g.modstate["trains"].at[second] == towns[2]
     g.apply(CHOOSE + towns[3])
-    assert g.misc[TR.MINI][first] == towns[3]
+    assert g.modstate["trains"].mini[first] == towns[3]
     assert g.phase != 0 or g.decision_kind != "train_place"
 
 
@@ -171,20 +171,20 @@ def test_preparation_discards_used_tiles_refills_cities_first_and_stands_trains_
     g = make_game(3, seed=1, trains=True)
     play_setup(g)
     sd = TR.side(g)
-    demand, used = g.misc[TR.DEMAND], g.misc[TR.USED]
+    demand, used = g.modstate["trains"].demand, g.modstate["trains"].used
     city = sd.demand_spot[sd.cities[1]]
     towns = sorted({sd.demand_spot[t] for t in sd.towns})
     used[city] = 1
     used[towns[2]] = 1
     demand[towns[0]] = 0
-    refill = list(g.misc[TR.DEMAND_REFILL])
-    pile = list(g.misc[TR.PILE])
-    g.misc[TR.TILT] = [1, 1, 0]
+    refill = list(g.modstate["trains"].demand_refill)
+    pile = list(g.modstate["trains"].pile)
+    g.modstate["trains"].tilt = [1, 1, 0]
     TR.preparation(g)
     assert demand[city] == refill[0]                               # R2.3: Cities first, leftmost tile
     assert demand[towns[0]] == refill[1] and demand[towns[2]] == refill[2]   # then Towns, lowest number first
-    assert g.misc[TR.DEMAND_REFILL] == pile[:3] and g.misc[TR.USED] == [0] * sd.num_demand_spots  # R2.4
-    assert g.misc[TR.TILT] == [0, 0, 0]                            # R2.5
+    assert g.modstate["trains"].demand_refill == pile[:3] and g.modstate["trains"].used == [0] * sd.num_demand_spots  # R2.4
+    assert g.modstate["trains"].tilt == [0, 0, 0]                            # R2.5
 
 
 # ---- the Train action (R13.1-R13.13) ---------------------------------------------------------------------
@@ -226,9 +226,9 @@ def test_delivery_pays_the_demand_takes_a_marker_tilts_the_train():
     g.apply(A.DONE)
     pl = g.players[p]
     assert pl.goods[D.GOOD_INDEX["wool"]] == 1
-    assert g.misc[TR.AT][p] == loc(g, "T2") and g.misc[TR.TILT][p] == 1
-    assert g.misc[TR.DELIV][p] == 1 and g.misc[TR.MARKERS][p] == 1
-    assert g.misc[TR.USED][TR.side(g).demand_spot[loc(g, "T2")]] == 1
+    assert g.modstate["trains"].at[p] == loc(g, "T2") and g.modstate["trains"].tilt[p] == 1
+    assert g.modstate["trains"].deliv[p] == 1 and g.modstate["trains"].markers[p] == 1
+    assert g.modstate["trains"].used[TR.side(g).demand_spot[loc(g, "T2")]] == 1
     while g.decision_kind in ("delivery", "delivery_step", "bonus_upgrade", "place", "free_space", "move",
                               "building_bonus", "neighbourhood", "bonus_order", "bonus_menu"):
         g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
@@ -263,7 +263,7 @@ def test_claimed_tunnel_opens_and_grants_an_extra_train_action():
     g, p = delivery_position()
     sd = TR.side(g)
     spot = sd.tunnel_spot(loc(g, "T2"), loc(g, "T13"))
-    g.misc[MS.CLAIMS][spot * 3 + p] = 1
+    g.modstate["trains"].claims[spot * 3 + p] = 1
     give(g, p, wool=4)
     start_turn(g, p)
     g.apply(TR.TRAIN_ACTION)
@@ -277,7 +277,7 @@ def test_claimed_tunnel_opens_and_grants_an_extra_train_action():
         if g.decision_kind == "main" and len(g.stack[-1]) == 2:
             break
         g.apply(A.DONE if A.DONE in g.legal_actions() else g.legal_actions()[0])
-    assert g.decision_kind == "train_move" and g.misc[TR.TILT][p] == 1   # the extra action despite the tilt
+    assert g.decision_kind == "train_move" and g.modstate["trains"].tilt[p] == 1   # the extra action despite the tilt
 
 
 def test_city_delivery_gains_two_glory_once_unlocked():
@@ -285,7 +285,7 @@ def test_city_delivery_gains_two_glory_once_unlocked():
     g, p = delivery_position()
     sd = TR.side(g)
     place_trains(g, {p: "T13"})
-    g.misc[MS.CLAIMS][sd.city_spot(loc(g, "C1")) * 3 + p] = 1
+    g.modstate["trains"].claims[sd.city_spot(loc(g, "C1")) * 3 + p] = 1
     give(g, p, wool=2)
     start_turn(g, p)
     glory = g.players[p].glory
@@ -298,7 +298,7 @@ def test_city_delivery_gains_two_glory_once_unlocked():
 def test_fifth_delivery_places_the_station_or_discards_it():
     """R13.14-R13.17: after the 5th delivery the station goes on a qualifying space, else back to the box."""
     g, p = delivery_position()
-    g.misc[TR.DELIV][p] = 4
+    g.modstate["trains"].deliv[p] = 4
     q = [x for x in range(3) if x != p][0]
     spaces = free_spaces(g, GRASS)
     put(g, p, "sheep", spaces[0])
@@ -309,12 +309,12 @@ def test_fifth_delivery_places_the_station_or_discards_it():
     g._advance()
     assert g.decision_kind == "station" and g.legal_actions() == [A.SPACE + nb[0]]
     g.apply(A.SPACE + nb[0])
-    assert g.misc[TR.STATION][p] == nb[0] and g.misc[TR.MARKERS][p] == 0
+    assert g.modstate["trains"].station[p] == nb[0] and g.modstate["trains"].markers[p] == 0
     g2, p2 = delivery_position()
-    g2.misc[TR.DELIV][p2] = 4
+    g2.modstate["trains"].deliv[p2] = 4
     TR.take_track_marker(g2, p2)
     g2._advance()
-    assert g2.misc[TR.STATION][p2] == -2                             # R13.17: no space qualifies
+    assert g2.modstate["trains"].station[p2] == -2                             # R13.17: no space qualifies
 
 
 def test_station_conditions_reach_other_unit_no_station_not_adjacent():
@@ -325,7 +325,7 @@ def test_station_conditions_reach_other_unit_no_station_not_adjacent():
     nbs = [s for s in g.board.neighbours[spaces[0]] if s in spaces]
     put(g, q, "sheep", nbs[0])
     assert TR.station_targets(g, p) == 1 << nbs[0]
-    g.misc[TR.STATION][q] = nbs[0]                                   # already a station there
+    g.modstate["trains"].station[q] = nbs[0]                                   # already a station there
     assert TR.station_targets(g, p) == 0
 
 
@@ -348,12 +348,12 @@ def test_mini_train_moves_with_every_train_action_no_delivery_fees_per_opponent_
     assert g.players[p].money == money - 2 * TM.PASS_FEE
     # R15.4: the Mini-train too, and (R15.7, T5) before the Train's delivery is resolved
     assert g.decision_kind == "train_move" and g.stack[-1][2] == TR.MINITRAIN
-    assert g.misc[TR.DELIV][p] == 0
+    assert g.modstate["trains"].deliv[p] == 0
     g.apply(CHOOSE + loc(g, "T7"))
     if g.decision_kind == "train_move":
         g.apply(A.DONE)
-    assert g.misc[TR.MINI][p] == loc(g, "T7")
-    assert g.misc[TR.DELIV][p] == 1 and g.misc[TR.TILT][p] == 1          # one delivery: the Train's
+    assert g.modstate["trains"].mini[p] == loc(g, "T7")
+    assert g.modstate["trains"].deliv[p] == 1 and g.modstate["trains"].tilt[p] == 1          # one delivery: the Train's
 
 
 def test_own_trains_never_pay_each_other():
@@ -369,34 +369,34 @@ def test_own_trains_never_pay_each_other():
 def test_claim_needs_a_marker_the_condition_and_takes_the_highest_free_spot():
     g = train_position(3)
     p = g.turn_order[0]
-    g.misc[MS.MS][0] = 4                                            # 7 Basic goods in stock
+    g.modstate["trains"].ms[0] = 4                                            # 7 Basic goods in stock
     give(g, p, wool=7)
     start_turn(g, p)
     assert MS.CLAIM_ACTION not in g.legal_actions()                 # R13.19: no unlocked marker
-    g.misc[TR.MARKERS][p] = 1
+    g.modstate["trains"].markers[p] = 1
     start_turn(g, p)
     g.apply(MS.CLAIM_ACTION)
     assert CHOOSE + 0 in g.legal_actions()
     g.apply(CHOOSE + 0)
-    assert g.misc[MS.CLAIMS][0 * 3 + p] == 1 and g.misc[TR.MARKERS][p] == 0      # R13.21
+    assert g.modstate["trains"].claims[0 * 3 + p] == 1 and g.modstate["trains"].markers[p] == 0      # R13.21
     q = g.turn_order[1]
     give(g, q, milk=7)
-    g.misc[TR.MARKERS][q] = 1
+    g.modstate["trains"].markers[q] = 1
     start_turn(g, q)
     g.apply(MS.CLAIM_ACTION)
     g.apply(CHOOSE + 0)
-    assert g.misc[MS.CLAIMS][0 * 3 + q] == 2                        # second place
+    assert g.modstate["trains"].claims[0 * 3 + q] == 2                        # second place
     lines = g.final_scores()
     assert lines[p]["milestones"] == 8 and lines[q]["milestones"] == 4            # R14.3
 
 
 def test_two_player_milestone_vp_and_solo_by_round():
     g = train_position(2)
-    g.misc[MS.CLAIMS][0:2] = [1, 2]
+    g.modstate["trains"].claims[0:2] = [1, 2]
     assert [r["milestones"] for r in g.final_scores()] == [6, 2]   # R14.4
     s = train_position(1)
-    s.misc[MS.CLAIMS][0] = 1
-    s.misc[MS.CLAIM_ROUND][0] = 2
+    s.modstate["trains"].claims[0] = 1
+    s.modstate["trains"].claim_round[0] = 2
     row = s.final_scores()[0]
     assert row["milestones"] == 8 and row["train_map"] == -30      # R17.4, R17.5
 
@@ -405,7 +405,7 @@ def test_delivery_track_vp():
     """R14.2: 2/5/9/14/20 for 1-5 deliveries, no more after the 5th (Q24)."""
     g = train_position(3)
     for k, vp in [(0, 0), (1, 2), (2, 5), (3, 9), (4, 14), (5, 20), (6, 20)]:
-        g.misc[TR.DELIV][0] = k
+        g.modstate["trains"].deliv[0] = k
         assert g.final_scores()[0]["delivery_track"] == vp
 
 
@@ -672,47 +672,47 @@ def test_port_16_train_half_lowers_the_demand():
 # ---- variants (R16.2-R16.4) ---------------------------------------------------------------------------------
 def test_variant_a_claims_for_five_pounds_without_trains():
     g = blank_position(3, milestones="variant_a")
-    assert TR.AT not in g.misc and len(g.misc[MS.MS]) == 4
+    assert g.modstate["trains"].at is None and len(g.modstate["trains"].ms) == 4
     p = g.turn_order[0]
-    g.misc[MS.MS][0] = 4
+    g.modstate["trains"].ms[0] = 4
     give(g, p, wool=7)
     start_turn(g, p)
     assert TR.TRAIN_ACTION not in g.legal_actions()
     g.apply(MS.CLAIM_ACTION)
     g.apply(CHOOSE + 0)
-    assert g.players[p].money == 95 and g.misc[TR.MARKERS][p] == 3
+    assert g.players[p].money == 95 and g.modstate["trains"].markers[p] == 3
     assert g.final_scores()[p]["milestones"] == 8 and "delivery_track" not in g.final_scores()[p]
 
 
 def test_variant_b_claims_deliver_the_demand_and_pay_fifteen():
     g = blank_position(3, milestones="variant_b")
     p = g.turn_order[0]
-    g.misc[MS.MS][0] = 4
-    g.misc[TR.DEMAND][0] = WOOL2
+    g.modstate["trains"].ms[0] = 4
+    g.modstate["trains"].demand[0] = WOOL2
     give(g, p, wool=9)
     start_turn(g, p)
     g.apply(MS.CLAIM_ACTION)
     g.apply(CHOOSE + 0)
     assert g.players[p].money == 85 and g.players[p].goods[0] == 7
-    g.misc[MS.MS][1] = 4
-    g.misc[TR.DEMAND][1] = WOOL2
+    g.modstate["trains"].ms[1] = 4
+    g.modstate["trains"].demand[1] = WOOL2
     start_turn(g, p)
     assert MS.CLAIM_ACTION not in g.legal_actions()                 # round 1: only the round-1 marker
     g.round = 2
     start_turn(g, p)
     assert MS.CLAIM_ACTION in g.legal_actions()
-    refill = list(g.misc[TR.DEMAND_REFILL])
+    refill = list(g.modstate["trains"].demand_refill)
     MS.preparation_variant_b(g)
-    assert g.misc[TR.DEMAND] == refill[:4]
+    assert g.modstate["trains"].demand == refill[:4]
 
 
 # ---- hidden information -----------------------------------------------------------------------------------
 def test_determinize_reshuffles_the_demand_pile_and_nothing_else_of_the_train_map():
     g = play_setup(make_game(3, seed=4, trains=True))
     d = g.determinize(99)
-    assert sorted(d.misc[TR.PILE]) == sorted(g.misc[TR.PILE]) and d.misc[TR.PILE] != g.misc[TR.PILE]
-    for k in (TR.DEMAND, TR.DEMAND_REFILL, TR.BONUS, MS.MS, TR.AT):
-        assert d.misc[k] == g.misc[k]
+    assert sorted(d.modstate["trains"].pile) == sorted(g.modstate["trains"].pile) and d.modstate["trains"].pile != g.modstate["trains"].pile
+    for k in ("demand", "demand_refill", "bonus", "ms", "at"):
+        assert getattr(d.modstate["trains"], k) == getattr(g.modstate["trains"], k)
 
 
 # ---- random games: invariants, saves, replays ---------------------------------------------------------------
@@ -733,7 +733,7 @@ def test_random_games_keep_the_invariants_and_save_and_replay(n):
                 steps += 1
                 if steps % 40 == 0:
                     assert Game.from_json(g.to_json()).to_json() == g.to_json()
-                    TR_at = g.misc.get(TR.AT)
+                    TR_at = g.modstate["trains"].at
                     if TR_at is not None:
                         assert all(0 <= x < TR.side(g).num_locations for x in TR_at)
             assert Game.replay(g.config, g.history).to_json() == g.to_json()
@@ -808,7 +808,7 @@ def test_bonus_8_swaps_the_contract_for_free_and_15_and_17():
     slot = g.legal_actions()[0] - A.TAKE_CONTRACT
     new = g.display[slot]
     g.apply(A.TAKE_CONTRACT + slot)
-    assert pl.open_contracts == [new] and pl.money == m and old in g.misc["tr_discarded"]
+    assert pl.open_contracts == [new] and pl.money == m and old in g.modstate["trains"].discarded
     check_invariants(g)
     push_bonus(g, p, 17, 0b01)
     g.apply(CHOOSE + 0)
@@ -885,7 +885,7 @@ def test_observation_carries_the_train_map():
     assert v[dem.start + loc(g, "T2") * D.NUM_GOODS + 0] == pytest.approx(2 / 3)
     locked = enc.slices["industria.train.locked"]
     assert v[locked.start + loc(g, "C1")] == 1
-    g.misc[MS.CLAIMS][TR.side(g).city_spot(loc(g, "C1")) * 3 + p] = 1
+    g.modstate["trains"].claims[TR.side(g).city_spot(loc(g, "C1")) * 3 + p] = 1
     assert enc.encode(g, p)[locked.start + loc(g, "C1")] == 0
     from clans_env.encoding.observation import ACCELERATED
     if ACCELERATED:                                                  # both encoder paths, bit-identical
@@ -899,7 +899,7 @@ def test_mini_train_first_keeps_a_delivery_for_the_train():
     g = train_position(2)
     p, q = g.turn_order
     place_trains(g, {p: "T1", q: "T5"}, {p: "T8", q: "T4"})
-    g.misc[TR.DEMAND] = [0] * len(g.misc[TR.DEMAND])
+    g.modstate["trains"].demand = [0] * len(g.modstate["trains"].demand)
     set_demand(g, "T9", WOOL2)                                       # T9 (and its pair T10) only
     give(g, p, wool=2)
     start_turn(g, p)
@@ -1036,7 +1036,7 @@ def test_bonus_19_reserves_a_space_for_the_owner_only():
     g.apply(A.SPACE + target)
     assert g.unit_at[target] == D.COW and g.occupant[target] == p
     assert pl.money == m - g.clans[p].unit_cost(g, p, D.COW) and pl.merchants_stock == 2
-    assert g.misc["reserved"] == []
+    assert g.modstate["trains"].reserved == []
     check_invariants(g)
 
 
@@ -1064,11 +1064,11 @@ def test_port_17_train_half_takes_the_leftmost_delivery_track_marker():
     p = g.turn_order[0]
     assert IP.applicable(g, p, 17) and not IP.applicable(g, p, 16)
     IP.resolve(g, p, 17)
-    assert g.misc[TR.DELIV][p] == 1 and g.misc[TR.MARKERS][p] == 1
-    g.misc[TR.DELIV][p] = 4
+    assert g.modstate["trains"].deliv[p] == 1 and g.modstate["trains"].markers[p] == 1
+    g.modstate["trains"].deliv[p] = 4
     IP.resolve(g, p, 17)
     assert g.stack[-1][2] == "train_station"
-    g.misc[TR.DELIV][p] = 5
+    g.modstate["trains"].deliv[p] = 5
     assert not IP.applicable(g, p, 17)
     v = make_game(3, seed=1, milestones="variant_a")
     assert not v.config.trains                                       # Variants: the halves without Trains (Q37)
@@ -1104,7 +1104,7 @@ def test_station_counts_as_the_owners_unit_and_stays_when_the_other_unit_leaves(
     put(g, p, "sheep", a)
     put(g, q, "sheep", b)
     before = reach(g, p)
-    g.misc[TR.STATION][p] = b
+    g.modstate["trains"].station[p] = b
     g.players[p].reach = -1
     assert reach(g, p) == before | g.topo.reach[g.players[p].shipping][b]
     assert any(comp >> a & 1 and comp >> b & 1 for comp in settlements(g, p))
@@ -1149,7 +1149,7 @@ def test_bonus_16_takes_a_contract_on_top_and_the_top_is_fulfilled_first():
     assert g.legal_actions() == [A.TAKE_CONTRACT + k for k in slots]   # one box: no box choice, no second
     g.apply(A.TAKE_CONTRACT + slots[0])
     assert g.display[slots[0]] == -1 and pl.money == m + 15 - obtain_cost(g, p)
-    assert pl.open_contracts == [new.id] and g.misc["tr_below"] == [new.id, old.id]
+    assert pl.open_contracts == [new.id] and g.modstate["trains"].below == [new.id, old.id]
     assert g.decision_kind == "main"
     check_invariants(g)
     pl.goods = [9] * D.NUM_GOODS                                    # both could be paid: only the top is offered
@@ -1157,7 +1157,7 @@ def test_bonus_16_takes_a_contract_on_top_and_the_top_is_fulfilled_first():
     fulfil_options(g, p, out)
     assert out == [A.FULFIL + 0]
     apply_fulfil(g, p, 0)
-    assert pl.open_contracts == [old.id] and not g.misc["tr_below"]  # the one under it surfaces
+    assert pl.open_contracts == [old.id] and not g.modstate["trains"].below  # the one under it surfaces
     g._advance()
     finish(g)
     assert new.id in pl.done_contracts and old.id not in pl.done_contracts
@@ -1175,7 +1175,7 @@ def test_bonus_16_into_an_empty_box_and_optional():
     new = g.display[slot]
     g.apply(CHOOSE + 1)
     g.apply(A.TAKE_CONTRACT + slot)
-    assert pl.open_contracts == [new] and not g.misc.get("tr_below")
+    assert pl.open_contracts == [new] and not g.modstate["trains"].below
     assert g.legal_actions() == sorted([CHOOSE + 0, A.DONE])  # the £15 is still open, or forfeit
     g2, p2, _ = one_unit_position()
     g2.round = max(range(1, 6), key=lambda r: D.ROUND_COST[r - 1])
@@ -1206,7 +1206,7 @@ def test_bonus_16_buchanan_one_contract_on_each_of_two_boxes():
     m = pl.money
     g.apply(A.TAKE_CONTRACT + slots[1])                             # the other box, no choice left
     assert pl.open_contracts == [n2, n1] and pl.money == m          # Buchanan pays the round cost once
-    assert sorted(zip(g.misc["tr_below"][::2], g.misc["tr_below"][1::2])) == sorted([(n1, b.id), (n2, a.id)])
+    assert sorted(zip(g.modstate["trains"].below[::2], g.modstate["trains"].below[1::2])) == sorted([(n1, b.id), (n2, a.id)])
     assert sorted((x["top"], x["under"]) for x in g.public_state()["industria"]["trains"]["contracts_under"]) == \
         sorted([(n1, b.id), (n2, a.id)])
     assert g.decision_kind == "main"
@@ -1221,27 +1221,27 @@ def test_bonus_8_discards_the_top_of_a_stack_and_the_new_one_goes_on_top():
     under, top = _simple_contract(g), None
     top = _simple_contract(g, exclude=(under.id,))
     pl.open_contracts = [top.id]
-    g.misc["tr_below"] = [top.id, under.id]
+    g.modstate["trains"].below = [top.id, under.id]
     push_bonus(g, p, 8, 0b01)
     g.apply(CHOOSE + 0)
     g.apply(A.FULFIL + 0)
     slot = g.legal_actions()[0] - A.TAKE_CONTRACT
     new = g.display[slot]
     g.apply(A.TAKE_CONTRACT + slot)
-    assert pl.open_contracts == [new] and g.misc["tr_below"] == [new, under.id]
-    assert top.id in g.misc["tr_discarded"]
+    assert pl.open_contracts == [new] and g.modstate["trains"].below == [new, under.id]
+    assert top.id in g.modstate["trains"].discarded
     check_invariants(g)
 
 
 def _fifth_delivery_position():
     g, p = delivery_position()
-    g.misc[TR.DELIV][p] = 4
+    g.modstate["trains"].deliv[p] = 4
     q = [x for x in range(3) if x != p][0]
     spaces = free_spaces(g, GRASS)
     put(g, p, "sheep", spaces[0])
     nb = [s for s in spaces if s in g.board.neighbours[spaces[0]] and g.occupant[s] == -1]
     put(g, q, "sheep", nb[0])
-    g.misc[TR.BONUS][loc(g, "T2")] = 6                             # Move 2 Price markers, gain £15
+    g.modstate["trains"].bonus[loc(g, "T2")] = 6                             # Move 2 Price markers, gain £15
     give(g, p, wool=2)
     start_turn(g, p)
     g.apply(TR.TRAIN_ACTION)
@@ -1256,7 +1256,7 @@ def test_station_before_or_after_the_fifth_deliverys_bonus():
     g, p, t = _fifth_delivery_position()                           # before: the station, then the bonus
     assert g.decision_kind == "station" and g.legal_actions() == sorted([A.SPACE + t, A.DONE])
     g.apply(A.SPACE + t)
-    assert g.misc[TR.STATION][p] == t
+    assert g.modstate["trains"].station[p] == t
     assert g.decision_kind == "delivery" and g.stack[-1][2] == 6
     m = g.players[p].money
     g.apply(CHOOSE + 1)
@@ -1264,11 +1264,11 @@ def test_station_before_or_after_the_fifth_deliverys_bonus():
     assert g.players[p].money == m + 15 and g.decision_kind == "post_main"   # no second station decision
     g, p, t = _fifth_delivery_position()                           # after: the bonus, then the station
     g.apply(A.DONE)
-    assert g.decision_kind == "delivery" and g.misc[TR.STATION][p] == -1
+    assert g.decision_kind == "delivery" and g.modstate["trains"].station[p] == -1
     g.apply(A.DONE)                                                 # forfeit the bonus
     assert g.decision_kind == "station" and g.legal_actions() == [A.SPACE + t]
     g.apply(A.SPACE + t)
-    assert g.misc[TR.STATION][p] == t and g.decision_kind == "post_main"
+    assert g.modstate["trains"].station[p] == t and g.decision_kind == "post_main"
     check_invariants(g)
 
 

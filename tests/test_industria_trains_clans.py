@@ -389,7 +389,7 @@ def _stacked_position():
     n1 = contract(g, exclude=(a.id, b.id))
     n2 = contract(g, exclude=(a.id, b.id, n1.id))
     pl.open_contracts = [a.id, n2.id]
-    g.misc["tr_below"] = [n1.id, b.id, n2.id, n1.id]
+    g.modstate["trains"].below = [n1.id, b.id, n2.id, n1.id]
     check_invariants(g)
     return g, a, b, n1, n2
 
@@ -415,7 +415,7 @@ def test_observation_shows_the_contracts_under_each_export_box_in_order():
             assert not np.delete(v, rel, axis=0).any()                         # nobody else has a stack
             count = enc.encode(g, seat)[enc.slices["industria.train.export_stack_size"].slice].reshape(n, 2)
             assert count[rel, 1] == pytest.approx(2 / depth) and count[rel, 0] == 0
-    g.misc["tr_below"] = []
+    g.modstate["trains"].below = []
     g.players[0].open_contracts = [a.id, b.id]
     enc = ObservationEncoder(n, industria=g.config.industria_modules)
     assert not enc.encode(g, 0)[enc.slices["industria.train.export_stack"].slice].any()

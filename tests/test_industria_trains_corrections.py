@@ -37,7 +37,7 @@ def _forfeit_bonus(g):
 def _two_player(money=100, demand_everywhere=True):
     g = train_position(2, money=money)
     p, q = g.turn_order
-    g.misc[TR.DEMAND] = [0] * len(g.misc[TR.DEMAND])
+    g.modstate["trains"].demand = [0] * len(g.modstate["trains"].demand)
     if demand_everywhere:
         for label in TR.side(g).ids:
             set_demand(g, label, _wool2())
@@ -53,8 +53,8 @@ def test_milestone_16_money_is_a_direct_export_bonus():
     assert len(plain) == 14 and money_only                       # 14 of the 50 contracts qualify
     g = train_position(3)
     p = g.turn_order[0]
-    g.misc[MS.MS] = [16, 1, 2, 3]
-    g.misc[TR.MARKERS][p] = 1
+    g.modstate["trains"].ms = [16, 1, 2, 3]
+    g.modstate["trains"].markers[p] = 1
     g.players[p].done_contracts = [plain[0], money_only[0]]
     start_turn(g, p)
     assert MS.CLAIM_ACTION not in g.legal_actions()
@@ -71,7 +71,7 @@ def test_train_action_offered_when_only_the_mini_train_moving_first_frees_the_de
     the Mini-train stands on the only location the Train could deliver to, so the action is legal and its
     first decision offers the Mini-train first; then the Train delivers there."""
     g, p, q = _two_player()
-    g.misc[TR.DEMAND] = [0] * len(g.misc[TR.DEMAND])
+    g.modstate["trains"].demand = [0] * len(g.modstate["trains"].demand)
     set_demand(g, "T2", _wool2())                                   # the pair T1-T2 only
     place_trains(g, {p: "T1", q: "T5"}, {p: "T2", q: "T6"})
     give(g, p, wool=2)
@@ -87,8 +87,8 @@ def test_train_action_offered_when_only_the_mini_train_moving_first_frees_the_de
     g.apply(CHOOSE + loc(g, "T2"))
     if g.decision_kind == "train_move":
         g.apply(A.DONE)
-    assert g.misc[TR.AT][p] == loc(g, "T2") and g.misc[TR.MINI][p] == loc(g, "T3")
-    assert g.misc[TR.DELIV][p] == 1 and g.players[p].goods[D.GOOD_INDEX["wool"]] == 0
+    assert g.modstate["trains"].at[p] == loc(g, "T2") and g.modstate["trains"].mini[p] == loc(g, "T3")
+    assert g.modstate["trains"].deliv[p] == 1 and g.players[p].goods[D.GOOD_INDEX["wool"]] == 0
 
 
 # ---- R13.6: the Tunnel's additional Train action is optional (T4) ------------------------------------------
@@ -101,7 +101,7 @@ def test_tunnel_extra_train_action_may_be_declined():
     place_trains(g, {p: "T1", others[0]: "T6", others[1]: "T9"})
     for label in TR.side(g).ids:
         set_demand(g, label, _wool2())
-    g.misc[MS.CLAIMS][TR.side(g).tunnel_spot(loc(g, "T2"), loc(g, "T13")) * 3 + p] = 1
+    g.modstate["trains"].claims[TR.side(g).tunnel_spot(loc(g, "T2"), loc(g, "T13")) * 3 + p] = 1
     give(g, p, wool=4)
     start_turn(g, p)
     g.apply(TR.TRAIN_ACTION)
@@ -111,7 +111,7 @@ def test_tunnel_extra_train_action_may_be_declined():
     assert g.decision_kind == "train_move" and A.DONE in g.legal_actions()
     assert len(g.legal_actions()) > 1                               # a second delivery is possible
     g.apply(A.DONE)
-    assert g.misc[TR.AT][p] == loc(g, "T13") and g.misc[TR.DELIV][p] == 1
+    assert g.modstate["trains"].at[p] == loc(g, "T13") and g.modstate["trains"].deliv[p] == 1
     assert g.players[p].goods[D.GOOD_INDEX["wool"]] == 2            # the second Demand not paid
     assert g.decision_kind != "train_move"
 
@@ -135,18 +135,18 @@ def test_two_player_tunnel_extra_action_after_the_mini_train_has_moved():
     moved and the Train has delivered; R15.7 the Mini-train moves (and pays) before the delivery."""
     g, p, q = _two_player()
     place_trains(g, {p: "T1", q: "T7"}, {p: "T5", q: "T8"})
-    g.misc[MS.CLAIMS][TR.side(g).tunnel_spot(loc(g, "T2"), loc(g, "T9")) * 2 + p] = 1
+    g.modstate["trains"].claims[TR.side(g).tunnel_spot(loc(g, "T2"), loc(g, "T9")) * 2 + p] = 1
     give(g, p, wool=4)
     start_turn(g, p)
     g.apply(TR.TRAIN_ACTION)
     g.apply(CHOOSE + loc(g, "T2"))                                  # the Train first
     g.apply(CHOOSE + loc(g, "T9"))                                  # through the Tunnel T2-T9
     assert g.decision_kind == "train_move" and g.stack[-1][2] == TR.MINITRAIN
-    assert g.misc[TR.DELIV][p] == 0                                 # no delivery yet
+    assert g.modstate["trains"].deliv[p] == 0                                 # no delivery yet
     g.apply(CHOOSE + loc(g, "T4"))
     if g.decision_kind == "train_move":
         g.apply(A.DONE)
-    assert g.misc[TR.MINI][p] == loc(g, "T4") and g.misc[TR.DELIV][p] == 1
+    assert g.modstate["trains"].mini[p] == loc(g, "T4") and g.modstate["trains"].deliv[p] == 1
     _forfeit_bonus(g)
     assert g.decision_kind == "train_move" and len(g.stack[-1]) > 4   # now the additional action
     assert A.DONE in g.legal_actions()
@@ -158,7 +158,7 @@ def test_two_player_mini_train_fee_is_paid_before_the_delivery():
     def play(money):
         g, p, q = _two_player(money=money)
         place_trains(g, {p: "T1", q: "T3"}, {p: "T4", q: "T5"})   # every move of p's Mini-train meets q
-        g.misc[TR.BONUS][loc(g, "T8")] = 18                        # £5 and 2 Upgrades
+        g.modstate["trains"].bonus[loc(g, "T8")] = 18                        # £5 and 2 Upgrades
         give(g, p, wool=2)
         start_turn(g, p)
         g.apply(TR.TRAIN_ACTION)
@@ -167,12 +167,12 @@ def test_two_player_mini_train_fee_is_paid_before_the_delivery():
         return g, p
 
     g, p = play(0)                                                  # £0: the Mini-train cannot move
-    assert g.decision_kind == "delivery" and g.misc[TR.MINI][p] == loc(g, "T4")
+    assert g.decision_kind == "delivery" and g.modstate["trains"].mini[p] == loc(g, "T4")
     g.apply(CHOOSE + 0)                                             # the bonus's £5
     _forfeit_bonus(g)
-    assert g.misc[TR.MINI][p] == loc(g, "T4") and g.players[p].money == 5
+    assert g.modstate["trains"].mini[p] == loc(g, "T4") and g.players[p].money == 5
     g, p = play(3)                                                  # £3: it moves and pays first
-    assert g.decision_kind == "train_move" and g.misc[TR.DELIV][p] == 0
+    assert g.decision_kind == "train_move" and g.modstate["trains"].deliv[p] == 0
     g.apply(CHOOSE + loc(g, "T3"))
     if g.decision_kind == "train_move":
         g.apply(A.DONE)
@@ -185,13 +185,13 @@ def test_two_player_mini_train_fee_is_paid_before_the_delivery():
 def _station_for(g, p, q, space, unit="sheep"):
     """q's unit on ``space`` and p's Train station there (R13.15 conditions aside: a constructed position)."""
     put(g, q, unit, space)
-    g.misc[TR.STATION][p] = space
+    g.modstate["trains"].station[p] = space
     g.players[p].reach = -1
 
 
 def _claimable(g, p, tile):
-    g.misc[MS.MS] = [tile] + [t for t in (1, 2, 3, 4) if t != tile][:3]
-    g.misc[TR.MARKERS][p] = 1
+    g.modstate["trains"].ms = [tile] + [t for t in (1, 2, 3, 4) if t != tile][:3]
+    g.modstate["trains"].markers[p] = 1
     start_turn(g, p)
     if MS.CLAIM_ACTION not in g.legal_actions():
         return False
@@ -250,9 +250,9 @@ def test_station_refused_on_a_space_holding_two_units_of_another_player():
     put(g, q, "sheep", b)
     put(g, q, "sheep", c)
     place_second(g, q, D.SHEEP, c)
-    g.misc[TR.DELIV][p] = 4
+    g.modstate["trains"].deliv[p] = 4
     set_demand(g, "T2", _wool2())
-    g.misc[TR.BONUS][loc(g, "T2")] = 6
+    g.modstate["trains"].bonus[loc(g, "T2")] = 6
     give(g, p, wool=2)
     start_turn(g, p)
     g.apply(TR.TRAIN_ACTION)

@@ -699,3 +699,42 @@ def test_module_state_of_a_module_the_game_has_not_is_refused():
     doc = _doc(1)
     doc["state"]["modstate"] = {"automa": {"seats": [], "log": []}}
     _refused(doc, "state.modstate.automa")
+
+
+#: the Industria state that is a record now (``Game.modstate``); saves written before kept it in ``misc`` keys
+CONVERTED = ("refill_board", "awards", "farmers_markets", "variable_prices", "trains", "solo")
+
+
+@pytest.mark.parametrize("name, version, records, scores", [
+    ("save_v3_industria_trains.json", 3, CONVERTED, [100, 75, 63]),
+    ("save_v4_industria_trains.json", 4, CONVERTED, [100, 75, 63]),
+    ("save_v4_industria_stacked.json", 4, CONVERTED + ("second_units",), [112, 65, 68]),
+    ("save_v4_auction.json", 4, ("clan_offer",), [25, 66, 38])])
+def test_older_industria_saves_load_into_the_module_records(name, version, records, scores):
+    """Saves of version 3, and of version 4 before the Industria modules' state became records, kept that
+    state in ``misc`` keys (tests/data/save_v{3,4}_industria_*.json, written by those engines: 3-player
+    Industria games with trains and Farmers markets in round 4, and in round 3 with second units and a
+    Delivery bonus 19 reservation; a base game in its Clan Auction, whose offer and winners were ``misc``
+    keys too). They load into the records (each field from its old key,
+    ``Record.MISC``), play on to the scores those engines reached (random.Random(7) choosing), and save
+    with no such key left."""
+    from pathlib import Path
+    from clans_env.engine.modules import RECORDS
+    old = json.loads((Path(__file__).parent / "data" / name).read_text())
+    misc = old["state"]["misc"]
+    assert old["version"] == version and not old["state"].get("modstate")
+    g = Game.from_json(json.dumps(old))
+    keys = set()
+    for module in records:
+        rec = g.modstate[module]
+        assert type(rec) is RECORDS[module]
+        for field, (key, default) in rec.MISC.items():
+            assert getattr(rec, field) == misc.get(key, default), field
+            keys.add(key)
+    assert not keys & set(json.loads(g.to_json())["state"]["misc"])
+    assert Game.from_json(g.to_json()).to_json() == g.to_json()
+    rnd = random.Random(7)
+    while not g.is_terminal():
+        legal = g.legal_actions()
+        g.apply(legal[rnd.randrange(len(legal))])
+    assert [row["total"] for row in g.final_scores()] == scores

@@ -5,6 +5,7 @@ same game with the toy registered, and a base game has no hook at all.
 """
 from __future__ import annotations
 
+import pickle
 import random
 from dataclasses import dataclass
 
@@ -120,3 +121,29 @@ def test_define_refuses_an_unknown_hook_point():
     with pytest.raises(ValueError, match="no hook points"):
         M.define("toy", "a module with a misspelt hook", prepare_rounds=lambda g: None)
     assert "toy" not in M.MODULES
+
+
+def test_clone_copies_the_module_records_and_shares_only_the_setup_ones():
+    """Game.clone copies each record in ``Game.modstate`` (its lists too), so a clone's moves never show in
+    the original; a record no rule writes after setup (``Record.SHARED``: the Award tile, the starting price
+    dice) is shared."""
+    g = Game(GameConfig(num_players=3, seed=3, industria=True))
+    r = random.Random(1)
+    for _ in range(60):
+        g.apply(r.choice(g.legal_actions()))
+    before = g.to_json()
+    c = g.clone()
+    assert set(c.modstate) == set(g.modstate)
+    for name, rec in g.modstate.items():
+        if type(rec).SHARED:
+            assert c.modstate[name] is rec
+            continue
+        assert c.modstate[name] is not rec
+        for f in rec.__slots__:
+            if type(getattr(rec, f)) is list:
+                assert getattr(c.modstate[name], f) is not getattr(rec, f), (name, f)
+    while not c.is_terminal():
+        c.apply(r.choice(c.legal_actions()))
+    assert g.to_json() == before
+    for name, rec in g.modstate.items():       # root-parallel search pickles positions
+        assert pickle.loads(pickle.dumps(rec)).to_dict() == rec.to_dict(), name

@@ -141,13 +141,13 @@ def test_market_phase_changes_three_different_goods_once(seed):
     """Market Phase: at the start of rounds 2-5 (after Merchants are retrieved) the prices of three
     different Goods change once each by the rolled Price die; the other prices stay."""
     g = blank_position(1, seed=seed, clans=["campbell"])
-    assert "solo_dice" not in g.misc                    # no Market phase in round 1
+    assert not g.modstate["solo"].dice                    # no Market phase in round 1
     before = g.prices[:]
     g.players[0].merchants_market[0] = 1
     g.players[0].merchants_stock -= 1
     g.pass_order = [0]
     prepare_round(g)
-    dice = g.misc["solo_dice"]
+    dice = g.modstate["solo"].dice
     goods, faces = dice[0::2], dice[1::2]
     assert len(goods) == 3 and len(set(goods)) == 3
     assert all(f in D.SOLO_PRICE_DIE for f in faces)
@@ -170,10 +170,10 @@ def test_market_phase_rounds_two_to_five_over_a_game():
         act(g, "pass") if A.PASS in g.legal_actions() else g.apply(g.legal_actions()[0])
         if g.round != rnd and not g.is_terminal():
             seen_rounds.add(g.round)
-            assert len(g.misc["solo_dice"]) == 6
+            assert len(g.modstate["solo"].dice) == 6
             assert sum(1 for c in g.display if c >= 0) == 5
     assert seen_rounds == {2, 3, 4, 5}
-    assert len(g.misc["solo_removed"]) == 4
+    assert len(g.modstate["solo"].removed) == 4
 
 
 # ---- Refill and removal ---------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_last_price_die_removes_that_box(die):
     cid = g.display[box]
     solo.remove_contract(g, die)
     assert g.display[box] == -1 and sum(1 for c in g.display if c >= 0) == 5
-    assert cid not in g.pile and g.misc["solo_removed"][-1] == cid
+    assert cid not in g.pile and g.modstate["solo"].removed[-1] == cid
 
 
 def test_removal_table_is_a_bijection():
@@ -202,7 +202,7 @@ def test_removal_follows_the_last_roll_in_preparation():
         g = blank_position(1, seed=seed, clans=["campbell"])
         g.pass_order = [0]
         prepare_round(g)
-        last = g.misc["solo_dice"][-1]
+        last = g.modstate["solo"].dice[-1]
         assert g.display[D.SOLO_REMOVAL_BOX[last]] == -1
         assert sum(1 for c in g.display if c >= 0) == 5
 
@@ -217,7 +217,7 @@ def test_determinize_resamples_future_dice():
         d = g.determinize(seed)
         assert d.prices == g.prices and d.display == g.display
         prepare_round(d)
-        outcomes.add(tuple(d.misc["solo_dice"]))
+        outcomes.add(tuple(d.modstate["solo"].dice))
     assert len(outcomes) > 1
 
 

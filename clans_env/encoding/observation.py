@@ -56,8 +56,11 @@ import numpy as np
 from ..engine import data as D
 from ..engine.actions import NUM_SPACES
 from ..engine.board import KIND_LAND, KIND_LOCH, KIND_PORT, LAND_FOREST, LAND_GRASS, LAND_MOUNTAIN
-from ..engine.rules.common import reach as player_reach
+from ..engine.rules.common import reach as player_reach, second_units
 from ..engine.rules.scoring import import_values
+from ..engine.rules.awards import award_tile
+from ..engine.rules.farmers_markets import dealt_tiles, market_list
+from ..engine.rules.refill_board import board as refill_board
 from ..engine.config import INDUSTRIA_MODULES
 from ..engine.state import (DECISION_KINDS, K_BONUS_MENU, K_MARKET_SELL, NUM_BASE_DECISION_KINDS, K_BONUS_ORDER, K_BUILDING_BONUS, K_EXCHANGE_FROM, K_EXCHANGE_TO,
                             K_NEIGHBOURHOOD, K_PLACE, K_PORT_DISCARD, K_PORT_GAIN, K_PROCESS, K_SLAUGHTER,
@@ -711,7 +714,6 @@ class ObservationEncoder:
         for k, name in enumerate(INDUSTRIA_MODULES):
             if getattr(cfg, name):
                 vec[o["modules"] + k] = 1
-        misc = game.misc
         frame = game.stack[-1] if game.stack else None
         if frame is not None and frame[0] >= NUM_BASE_DECISION_KINDS:
             vec[o["decision.kind"] + frame[0] - NUM_BASE_DECISION_KINDS] = 1
@@ -725,20 +727,20 @@ class ObservationEncoder:
                     vec[o["decision.markets"] + s] = 1
             elif frame[0] == K_MARKET_SELL:
                 vec[o["decision.markets"] + frame[2]] = 1
-        markets = misc.get("markets", [])
+        markets = market_list(game)
         for i in range(0, len(markets), 5):
             for k in (0, 1):
                 if not markets[i + 3 + k]:
                     good = markets[i + 1 + k]
                     vec[o[f"market.{D.GOODS[good]}"] + markets[i]] = 1
         n = self.num_players
-        for p, tile in enumerate(misc.get("market_deal", [])):
+        for p, tile in enumerate(dealt_tiles(game)):
             if tile > 0:
                 rel = (p - seat) % n
                 for good in D.FARMERS_MARKET_TILES[tile]:
                     vec[o["market_deal"] + rel * D.NUM_GOODS + good] = 1
         at = o["refill_board"]
-        for cid in misc.get("refill", []):
+        for cid in refill_board(game):
             vec[at:at + CONTRACT_WIDTH] = CONTRACT_TABLE[cid + 1]
             at += CONTRACT_WIDTH
         first = D.SCORING_TILES_INDUSTRIA[0]
@@ -749,10 +751,10 @@ class ObservationEncoder:
         for k, t in enumerate(game.port_tiles):
             if t >= first:
                 vec[o["port_tiles"] + k * len(D.PORT_TILES_INDUSTRIA) + t - first] = 1
-        stacked = misc.get("stacked", [])
+        stacked = second_units(game)
         for i in range(0, len(stacked), 3):
             vec[o[f"second_unit.{D.UNITS[stacked[i + 1]]}"] + stacked[i]] = 1
-        tile = misc.get("award")
+        tile = award_tile(game)
         if tile:
             vec[o["award"] + D.AWARD_TILES.index(tile)] = 1
             if n == 1:

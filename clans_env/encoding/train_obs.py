@@ -9,7 +9,7 @@ from ..engine.actions import MAX_OPEN_CONTRACTS
 from ..engine import trainmap as TM
 from ..engine.rules import milestones as MS
 from ..engine.rules import trains as TR
-from ..engine.rules.common import contracts_under
+from ..engine.rules.common import TRAINS, contracts_under
 from ..engine.state import K_DELIVERY
 from .observation import CONTRACT_TABLE, CONTRACT_WIDTH
 
@@ -61,14 +61,14 @@ NUM_SPACES_ = 128
 
 
 def write(vec, o: dict, game, seat: int) -> None:
-    misc = game.misc
+    ts = game.modstate[TRAINS]
     n = game.num_players
     frame = game.stack[-1] if game.stack else None
     if frame is not None and frame[0] == K_DELIVERY:
         vec[o["decision.delivery"] + frame[2] - 1] = 1
         for k in range(MAX_PARTS):
             vec[o["decision.delivery"] + NUM_BONUS + k] = frame[3] >> k & 1
-    if misc.get("tr_below") and "train.export_stack" in o:
+    if ts.below and "train.export_stack" in o:
         width = STACK_DEPTH * CONTRACT_WIDTH
         for p, pl in enumerate(game.players):
             rel = (p - seat) % n
@@ -79,19 +79,19 @@ def write(vec, o: dict, game, seat: int) -> None:
                     at = o["train.export_stack"] + (rel * STACK_BOXES + b) * width
                     for k, c in enumerate(under[:STACK_DEPTH]):
                         vec[at + k * CONTRACT_WIDTH:at + (k + 1) * CONTRACT_WIDTH] = CONTRACT_TABLE[c + 1]
-    res = misc.get("reserved")
+    res = ts.reserved
     if res:
         for i in range(0, len(res), 2):
             vec[o["train.reserved"] + ((res[i + 1] - seat) % n) * NUM_SPACES_ + res[i]] = 1
-    if MS.MS in misc:
-        for k, t in enumerate(misc[MS.MS]):
+    if ts.ms is not None:
+        for k, t in enumerate(ts.ms):
             vec[o["milestones.tiles"] + k * NUM_MS + t - 1] = 1
             for p in range(n):
-                place = misc[MS.CLAIMS][k * n + p]
+                place = ts.claims[k * n + p]
                 vec[o["milestones.claims"] + k * n + (p - seat) % n] = place / 4
-    if TR.AT not in misc:
-        if TR.DEMAND in misc:                  # Variant B
-            for k, t in enumerate(misc[TR.DEMAND]):
+    if ts.at is None:
+        if ts.demand is not None:                 # Variant B
+            for k, t in enumerate(ts.demand):
                 if t:
                     for i, q in enumerate(TM.DEMAND_TILES[t]):
                         vec[o["milestones.demand"] + k * D.NUM_GOODS + i] = q / 3
@@ -99,14 +99,14 @@ def write(vec, o: dict, game, seat: int) -> None:
     sd = TR.side(game)
     for p in range(n):
         rel = (p - seat) % n
-        if misc[TR.AT][p] >= 0:
-            vec[o["train.at"] + rel * L + misc[TR.AT][p]] = 1
-        if TR.MINI in misc and misc[TR.MINI][p] >= 0:
-            vec[o["train.mini"] + rel * L + misc[TR.MINI][p]] = 1
-        vec[o["train.tilted"] + rel] = misc[TR.TILT][p]
-        vec[o["train.deliveries"] + rel] = min(misc[TR.DELIV][p], 5) / 5
-        vec[o["train.markers"] + rel] = misc[TR.MARKERS][p] / 4
-        st = misc[TR.STATION][p]
+        if ts.at[p] >= 0:
+            vec[o["train.at"] + rel * L + ts.at[p]] = 1
+        if ts.mini is not None and ts.mini[p] >= 0:
+            vec[o["train.mini"] + rel * L + ts.mini[p]] = 1
+        vec[o["train.tilted"] + rel] = ts.tilt[p]
+        vec[o["train.deliveries"] + rel] = min(ts.deliv[p], 5) / 5
+        vec[o["train.markers"] + rel] = ts.markers[p] / 4
+        st = ts.station[p]
         if st >= 0:
             vec[o["train.station"] + rel * 2] = 1
             vec[o["train.station_space"] + st] = 1
@@ -118,15 +118,15 @@ def write(vec, o: dict, game, seat: int) -> None:
             if not TR.city_open(game, seat, loc):
                 vec[o["train.locked"] + loc] = 1
         spot = sd.demand_spot[loc]
-        t = misc[TR.DEMAND][spot]
+        t = ts.demand[spot]
         if t:
             for i, q in enumerate(TM.DEMAND_TILES[t]):
                 vec[o["train.demand"] + loc * D.NUM_GOODS + i] = q / 3
-        vec[o["train.demand_used"] + loc] = misc[TR.USED][spot]
-        b = misc[TR.BONUS][loc]
+        vec[o["train.demand_used"] + loc] = ts.used[spot]
+        b = ts.bonus[loc]
         if b:
             vec[o["train.bonus"] + loc * NUM_BONUS + b - 1] = 1
-    for k, t in enumerate(misc[TR.DEMAND_REFILL]):
+    for k, t in enumerate(ts.demand_refill):
         for i, q in enumerate(TM.DEMAND_TILES[t]):
             vec[o["train.refill"] + k * D.NUM_GOODS + i] = q / 3
-    vec[o["train.pile"]] = len(misc[TR.PILE]) / len(TM.DEMAND_TILES)
+    vec[o["train.pile"]] = len(ts.pile) / len(TM.DEMAND_TILES)

@@ -19,7 +19,7 @@ from . import data as D
 from .board import assemble
 from .clans import get_clan
 from .config import GameConfig
-from .modules import MODULES, hooks_for
+from .modules import RECORDS, hooks_for
 from .rng import Rng
 from .rules import registry as R
 from .rules import contracts, expand, fulfil, market, ports, production, scoring, setup, turn, upgrades  # noqa: F401 (register handlers)
@@ -40,7 +40,7 @@ from .saves import SAVE_FORMAT, SAVE_VERSION, SaveError, check_fields, first_dif
 from .saves import STATE_FIELDS as _STATE_FIELDS
 from .invariants import InvariantError, check_invariants
 from .rules.automa import shuffle_hidden
-from .rules.common import reach
+from .rules.common import TRAINS, reach
 from .train_views import choose_context
 from .views import public_state, render_text
 
@@ -274,8 +274,9 @@ class Game:
         g.pile[:unknown] = head
         if self.config.automa:         # each Automa's draw pile is hidden too
             shuffle_hidden(g, rng)
-        if "tr_pile" in g.misc:            # Industria Train module / Variant B: the hidden Demand pile
-            rng.shuffle(g.misc["tr_pile"])
+        ts = g.modstate.get(TRAINS)
+        if ts is not None and ts.pile is not None:   # Industria Train module / Variant B: the hidden Demand pile
+            rng.shuffle(ts.pile)
         g.rng = Rng(rng.next64())
         return g
 
@@ -471,7 +472,7 @@ class Game:
         g.port_tiles = tuple(g.port_tiles)
         g.covered = tuple(g.covered)
         try:
-            g.modstate = {k: MODULES[k].record.from_dict(v) for k, v in g.modstate.items()}
+            g.modstate = {k: RECORDS[k].from_dict(v) for k, v in g.modstate.items()}
         except (KeyError, IndexError, TypeError, ValueError) as e:
             raise SaveError(f"saved game field state.modstate is not a module state: {type(e).__name__} {e}") from None
         g._hist = None

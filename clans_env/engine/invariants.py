@@ -16,9 +16,12 @@
 from __future__ import annotations
 
 from . import data as D
-from .rules.common import STACKED, reach
-from .rules.farmers_markets import MARKET
+from .modules import field
+from .rules.common import TRAINS, export_stacks, reach, reservations, second_units
+from .rules.farmers_markets import MARKET, market_list
 from .rules.fulfil import tracks_imports
+from .rules.solo import removed_contracts
+from .rules.refill_board import board as refill_board
 from .state import K_BUILDING_BONUS, K_HOOK
 from .topology import bits
 from .clans import clan_names
@@ -71,7 +74,7 @@ def check_invariants(g) -> None:
         per_player[o] |= 1 << s
         counts[o][u] += 1
     # Industria: a second unit on a space (R4.1-R4.3): the same owner, never a third, matching land
-    stacked = g.misc.get(STACKED, [])
+    stacked = second_units(g)
     if len(stacked) % 3 or len(set(stacked[0::3])) != len(stacked) // 3:
         _fail(f"stacked units {stacked} are not (space, unit, owner) triples, one per space")
     for i in range(0, len(stacked), 3):
@@ -82,7 +85,7 @@ def check_invariants(g) -> None:
     if occupied != g.occupied:
         _fail("g.occupied disagrees with g.occupant")
     # ---- Industria: Farmers markets (R1.6, R7.1, R7.7) -------------------------------------------
-    markets = g.misc.get("markets", [])
+    markets = market_list(g)
     spaces = markets[0::5]
     if sorted(spaces) != [s for s in range(S) if g.occupant[s] == MARKET]:
         _fail(f"Farmers markets {spaces} disagree with the map's market spaces")
@@ -112,7 +115,7 @@ def check_invariants(g) -> None:
             _fail(f"{where}: goods {pl.goods}")
         if pl.glory < 0:
             _fail(f"{where}: glory {pl.glory}")
-        res = g.misc.get("reserved", [])            # Industria Delivery bonus 19: a Merchant on a reservation
+        res = reservations(g) or []            # Industria Delivery bonus 19: a Merchant on a reservation
         merchants = pl.merchants_board + pl.merchants_stock + sum(pl.merchants_market) + \
             sum(1 for i in range(1, len(res), 2) if res[i] == p)
         total = D.MERCHANTS_TOTAL - g.clans[p].merchants_returned(g, p)  # Clan Douglas: one in the box
@@ -140,9 +143,10 @@ def check_invariants(g) -> None:
     for good, step in enumerate(g.prices):
         if not 0 <= step <= D.MAX_STEP:
             _fail(f"price step of {D.GOODS[good]} is {step}")
-    seen = list(g.pile) + [c for c in g.display if c >= 0] + list(g.misc.get("refill", []))
-    if len(g.misc.get("refill", [])) > D.REFILL_SLOTS:
-        _fail(f"refill board holds {len(g.misc['refill'])} contracts, it has {D.REFILL_SLOTS} slots")
+    refill = refill_board(g)
+    seen = list(g.pile) + [c for c in g.display if c >= 0] + list(refill)
+    if len(refill) > D.REFILL_SLOTS:
+        _fail(f"refill board holds {len(refill)} contracts, it has {D.REFILL_SLOTS} slots")
     for pl in g.players:
         seen += pl.open_contracts + pl.done_contracts
     for frame in g.stack:
@@ -150,8 +154,8 @@ def check_invariants(g) -> None:
             seen += [c for c in frame[2] if c >= 0]
         elif frame[0] == K_HOOK and frame[2] == "fulfil_rewards":   # fulfilled, rewards pending
             seen.append(frame[3])
-    seen += g.misc.get("solo_removed", []) + g.misc.get("tr_discarded", [])   # Delivery bonus 8 discards
-    below = g.misc.get("tr_below", [])          # Delivery bonus 16: contracts under a box's top one
+    seen += [*removed_contracts(g), *field(g, TRAINS, "discarded")]   # Delivery bonus 8 discards
+    below = export_stacks(g) or []          # Delivery bonus 16: contracts under a box's top one
     seen += below[1::2]
     held = set(below[1::2]).union(*(pl.open_contracts for pl in g.players))
     if any(top not in held for top in below[::2]):

@@ -51,8 +51,8 @@ score_lines             rules/scoring.py ``final_scores``: extra score lines per
 score_row               rules/scoring.py ``final_scores``: the whole row of a seat the module plays
 ======================  ================================================================================
 
-A module's per-game state is one slotted record in ``Game.modstate`` under its name (``Module.record``;
-the Automa's ``AutomaState``); the modules whose state is not yet a record keep documented ``g.misc`` keys.
+A module's per-game state is one slotted record in ``Game.modstate`` under its name (``Module.record``, a
+``Record``; docs/architecture.md "Module state" lists them); ``RECORDS`` names every record class.
 
 Besides the hooks, ``Hooks.industria`` is True when any Industria module (or the Industria clans) is
 on: the errata that apply with Industria (Port tile 7's exchange is a deployment, A441/A620) read it.
@@ -78,10 +78,9 @@ class Module:
     #: the name ``GameConfig.modules`` gives it
     name = ""
     #: the class of its per-game state: one slotted record in ``Game.modstate[name]`` (cloned with
-    #: ``copy``, saved with ``to_dict`` / ``from_dict``; ``from_misc`` pops a version-3 save's ``misc``
-    #: keys into ``to_dict``'s layout), or None for a module whose state still lives in ``Game.misc``
+    #: ``copy``, saved with ``to_dict`` / ``from_dict``; ``from_misc`` pops an older save's ``misc``
+    #: keys into ``to_dict``'s layout), or None for a module without state
     record: type | None = None
-
     def seats(self, config) -> tuple:
         return ()
 
@@ -152,24 +151,99 @@ class Module:
         return {}
 
 
+class Record:
+    """A module's per-game state as one slotted record of plain fields (ints and lists of ints), kept in
+    ``Game.modstate[name]``: a subclass names its fields in ``__slots__`` and, per field, the ``g.misc``
+    key that saves of version 4 and older kept it under (``MISC``), so ``from_misc`` can load those saves.
+    ``copy`` copies the lists (clone), ``to_dict`` / ``from_dict`` are the save's layout."""
+    __slots__ = ()
+    #: field -> (the misc key of older saves, the field's value when that key was absent)
+    MISC: dict = {}
+    #: True for a record no rule writes after setup: clones share it (``copy`` returns it)
+    SHARED = False
+
+    def __init__(self, *values):
+        for name, v in zip(self.__slots__, values):
+            setattr(self, name, v)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "copy" in cls.__dict__:
+            return
+        # Game.clone copies every record in every search node: a copy with the fields written out (as
+        # dataclasses write their __init__) costs a third of the loop of ``Record.copy``
+        body = "".join(f"    r.{n} = v[:] if (v := s.{n}).__class__ is list else v\n" for n in cls.__slots__)
+        ns = {"new": object.__new__, "cls": cls}
+        exec(f"def copy(s):\n    r = new(cls)\n{body}    return r\n", ns)
+        try:
+            cls.copy = (lambda s: s) if cls.SHARED else ns["copy"]
+        except TypeError:       # a class compiled by mypyc takes no new attributes: it keeps Record.copy
+            pass
+
+    def copy(self):
+        if self.SHARED:
+            return self
+        r = object.__new__(type(self))
+        for name in self.__slots__:
+            v = getattr(self, name)
+            setattr(r, name, v[:] if type(v) is list else v)
+        return r
+
+    def __reduce__(self):
+        # pickled through the constructor, as the compiled engine's native classes must be
+        return type(self), tuple(getattr(self, name) for name in self.__slots__)
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        missing = [name for name in cls.__slots__ if name not in d]
+        if missing or len(d) != len(cls.__slots__):
+            raise ValueError(f"{cls.__name__} has the fields {list(cls.__slots__)}, not {sorted(d)}")
+        return cls(*(d[name] for name in cls.__slots__))
+
+    @classmethod
+    def from_misc(cls, misc: dict) -> dict | None:
+        """Saves of version 4 and older kept this state in ``misc`` (``MISC``): those keys, popped, in
+        ``to_dict``'s layout (None when none of them is there: the module was off)."""
+        if not any(key in misc for key, _ in cls.MISC.values()):
+            return None
+        return {name: misc.pop(key) if key in misc else (default[:] if type(default) is list else default)
+                for name, (key, default) in cls.MISC.items()}
+
+
+def field(g, name: str, attr: str, default=()):
+    """Field ``attr`` of the record ``name`` in ``g.modstate``, or ``default`` when the game has none."""
+    rec = g.modstate.get(name)
+    return getattr(rec, attr) if rec is not None else default
+
+
 #: name -> the module's (stateless) instance, filled by ``@register`` as the rule files load
 MODULES: dict = {}
+#: name in ``Game.modstate`` -> its record class: each module's ``record`` (``@register``), and the state
+#: that several modules write through the occupancy layer (rules/common.py's second units, which the
+#: stacking Port tiles, Clan MacPherson and Delivery bonuses place), made when first needed
+RECORDS: dict = {}
 
 
 def register(cls):
     """Class decorator: make a Module subclass available to ``GameConfig.modules`` by its name."""
     assert cls.name in MODULE_ORDER, f"module {cls.name!r} needs a place in MODULE_ORDER"
     MODULES[cls.name] = cls()
+    if cls.record is not None:
+        RECORDS[cls.name] = cls.record
     return cls
 
 
-def define(name: str, doc: str, **hooks):
+def define(name: str, doc: str, record=None, **hooks):
     """Register a module whose hooks are its rule file's own functions, by hook point name (each called
-    with the hook's arguments, without ``self``): ``define("awards", "...", setup=setup_award, ...)``."""
+    with the hook's arguments, without ``self``), and the class of its state (``Module.record``):
+    ``define("awards", "...", record=AwardState, setup=setup_award, ...)``."""
     unknown = sorted(set(hooks) - set(HOOK_POINTS) - {"seats"})
     if unknown:
         raise ValueError(f"{unknown} are no hook points; valid: {HOOK_POINTS}")
-    attrs = {"name": name, "__doc__": doc, **{point: staticmethod(fn) for point, fn in hooks.items()}}
+    attrs = {"name": name, "__doc__": doc, "record": record, **{point: staticmethod(fn) for point, fn in hooks.items()}}
     return register(type("".join(w.title() for w in name.split("_")), (Module,), attrs))
 
 

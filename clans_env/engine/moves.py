@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 from . import actions as A
 from . import data as D
-from .rules.clan_setup import OFFER
+from .rules.clan_setup import offered_clans
 from .rules.common import placement_cost
 from .rules.deliveries import demand_payments
 from .rules.trains import demand_spot_tile
@@ -193,7 +193,7 @@ def _start_tile(game, frame, k):
 
 @choices_for(K_CLAN_PICK, K_AUCTION_PICK)
 def _clan_offer(game, frame, k):
-    offer = game.misc.get(OFFER, [])
+    offer = offered_clans(game)
     return {"option": f"{offer[k]} with {_tile_text(game.tile_pool[k])}"} if k < len(offer) else None
 
 

@@ -27,7 +27,7 @@ from .board import SIDE_NAMES
 from .config import GameConfig
 from .state import DECISION_KINDS, PHASE_NAMES, PlayerState
 from .clans import CLANS
-from .modules import MODULES
+from .modules import MODULE_ORDER, MODULES, RECORDS
 
 SAVE_FORMAT = "clans-of-caledonia-state"
 #: 2: Industria (config fields of the modules; their state in ``misc``: markets, refill board, Award,
@@ -35,7 +35,10 @@ SAVE_FORMAT = "clans-of-caledonia-state"
 #: 3: the Train module and the Milestone variants (config ``trains`` / ``milestones``; ``misc`` ``tr_*``); a
 #: version 2 file predates them, so it loads with ``trains=False`` (``industria=True`` there meant part 1)
 #: 4: a module's state is a record in ``state.modstate`` (the Automa's); a version 3 file's ``misc`` keys of
-#: the Automa (``automa<p>``, ``automa<p>_pile``, ..., ``automa_log``) load into it (``upgrade``)
+#: the Automa (``automa<p>``, ``automa<p>_pile``, ..., ``automa_log``) load into it (``upgrade``); so do the
+#: ``misc`` keys of the state that became a record later (every Industria module, second units, the solo
+#: dice, the clan offer: ``modules.RECORDS``): a version 4 file written before has those keys in ``misc``
+#: and no record, a current one the record and no key
 SAVE_VERSION = 4
 INDUSTRIA_FIELDS = ("industria", "farmers_markets", "awards", "refill_board", "industria_tiles", "variable_prices",
                     "alt_two_player_scoring")
@@ -243,23 +246,26 @@ def check_fields(doc) -> GameConfig:
     if type(st["modstate"]) is not dict:
         raise _bad("state.modstate", "an object (module name -> its state)", st["modstate"])
     for name, record in st["modstate"].items():
-        if name not in config.modules or MODULES[name].record is None:
+        if name not in RECORDS or (name in MODULES and name not in config.modules):
             raise _bad(f"state.modstate.{name}", "the state of a module of this game with a record", name)
         _plain_dict(record, f"state.modstate.{name}")
     return config
 
 
 def upgrade(doc: dict) -> None:
-    """A save of version 3 or older in version 4's layout: the modules' ``misc`` keys become their records'
-    ``to_dict`` (in ``state.modstate``). Malformed documents are left to the field checks."""
+    """A save whose modules kept their state in ``misc`` keys (version 3; version 4 before a module's state
+    became a record) in the current layout: those keys become the records' ``to_dict`` in
+    ``state.modstate``. A module whose record is already there is left alone, so the current files (no such
+    ``misc`` key) read unambiguously. Malformed documents are left to the field checks."""
     st = doc.get("state")
-    if doc["version"] >= 4 or not isinstance(st, dict) or "modstate" in st or not isinstance(st.get("misc"), dict):
+    if not isinstance(doc.get("version"), int) or doc["version"] > 4 or not isinstance(st, dict) \
+            or not isinstance(st.get("misc"), dict) or not isinstance(st.get("modstate", {}), dict):
         return
     misc = dict(st["misc"])
-    records = {}
-    for name, module in MODULES.items():
-        if module.record is not None:
-            old = module.record.from_misc(misc)
+    records = dict(st.get("modstate", {}))
+    for name in [n for n in MODULE_ORDER if n in RECORDS] + [n for n in RECORDS if n not in MODULE_ORDER]:
+        if name not in records:
+            old = RECORDS[name].from_misc(misc)
             if old is not None:
                 records[name] = old
     doc["state"] = {**st, "misc": misc, "modstate": records}

@@ -6,7 +6,7 @@ from . import data as D
 from . import trainmap as TM
 from .rules import milestones as MS
 from .rules import trains as TR
-from .rules.common import contracts_under
+from .rules.common import TRAINS, contracts_under, export_stacks as stacked_contracts
 from .state import K_DELIVERY, K_MAIN, K_MILESTONE, K_TRAIN_MOVE, K_TRAIN_PLACE
 
 
@@ -15,39 +15,39 @@ def _goods(tile: int) -> dict:
 
 
 def train_view(g) -> dict:
-    misc = g.misc
+    ts = g.modstate[TRAINS]
     n = g.num_players
     out: dict = {"variant": MS.variant(g)}
-    if MS.MS in misc:
+    if ts.ms is not None:
         out["milestones"] = [{"spot": k, "tile": t, "text": TM.MILESTONE_TEXT[t],
-                              "claims": {p: misc[MS.CLAIMS][k * n + p] for p in range(n) if misc[MS.CLAIMS][k * n + p]}}
-                             for k, t in enumerate(misc[MS.MS])]
-    if TR.AT not in misc:
-        if TR.DEMAND in misc:
-            out["milestone_demand"] = [_goods(t) for t in misc[TR.DEMAND]]
-            out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
-            out["demand_pile"] = len(misc[TR.PILE])
-        if TR.MARKERS in misc:
-            out["markers"] = list(misc[TR.MARKERS])
+                              "claims": {p: ts.claims[k * n + p] for p in range(n) if ts.claims[k * n + p]}}
+                             for k, t in enumerate(ts.ms)]
+    if ts.at is None:
+        if ts.demand is not None:
+            out["milestone_demand"] = [_goods(t) for t in ts.demand]
+            out["demand_refill"] = [_goods(t) for t in ts.demand_refill]
+            out["demand_pile"] = len(ts.pile)
+        if ts.markers is not None:
+            out["markers"] = list(ts.markers)
         return out
     sd = TR.side(g)
     out["side"] = sd.name
-    out["locations"] = [{"id": sd.ids[i], "kind": sd.kind[i], "demand": _goods(misc[TR.DEMAND][sd.demand_spot[i]]),
-                         "demand_used": bool(misc[TR.USED][sd.demand_spot[i]]), "delivery_bonus": misc[TR.BONUS][i],
-                         "delivery_bonus_text": TM.DELIVERY_TEXT.get(misc[TR.BONUS][i])}
+    out["locations"] = [{"id": sd.ids[i], "kind": sd.kind[i], "demand": _goods(ts.demand[sd.demand_spot[i]]),
+                         "demand_used": bool(ts.used[sd.demand_spot[i]]), "delivery_bonus": ts.bonus[i],
+                         "delivery_bonus_text": TM.DELIVERY_TEXT.get(ts.bonus[i])}
                         for i in range(sd.num_locations)]
-    out["trains"] = [sd.ids[x] if x >= 0 else None for x in misc[TR.AT]]
-    if TR.MINI in misc:
-        out["mini_trains"] = [sd.ids[x] if x >= 0 else None for x in misc[TR.MINI]]
-    out["tilted"] = [bool(x) for x in misc[TR.TILT]]
-    out["deliveries"] = list(misc[TR.DELIV])
-    out["markers"] = list(misc[TR.MARKERS])
-    out["stations"] = [(g.board.label[s] if s >= 0 else ("track" if s == -1 else "discarded")) for s in misc[TR.STATION]]
-    out["demand_refill"] = [_goods(t) for t in misc[TR.REFILL]]
-    out["demand_pile"] = len(misc[TR.PILE])
-    res = misc.get("reserved", [])
+    out["trains"] = [sd.ids[x] if x >= 0 else None for x in ts.at]
+    if ts.mini is not None:
+        out["mini_trains"] = [sd.ids[x] if x >= 0 else None for x in ts.mini]
+    out["tilted"] = [bool(x) for x in ts.tilt]
+    out["deliveries"] = list(ts.deliv)
+    out["markers"] = list(ts.markers)
+    out["stations"] = [(g.board.label[s] if s >= 0 else ("track" if s == -1 else "discarded")) for s in ts.station]
+    out["demand_refill"] = [_goods(t) for t in ts.demand_refill]
+    out["demand_pile"] = len(ts.pile)
+    res = ts.reserved
     out["reserved"] = [{"space": g.board.label[res[i]], "player": res[i + 1]} for i in range(0, len(res), 2)]
-    below = misc.get("tr_below", [])          # Delivery bonus 16: Export contracts under a box's top one
+    below = ts.below                          # Delivery bonus 16: Export contracts under a box's top one
     out["contracts_under"] = [{"top": below[i], "under": below[i + 1]} for i in range(0, len(below), 2)]
     out["export_stacks"] = export_stacks(g)
     return out
@@ -56,7 +56,7 @@ def train_view(g) -> dict:
 def export_stacks(g) -> list[dict]:
     """Each Export box with contracts under its top one (Delivery bonus 16): its player, box, top contract and
     the contracts under it, the next to surface first."""
-    if not g.misc.get("tr_below"):
+    if not stacked_contracts(g):
         return []
     return [{"player": p, "box": b, "top": cid, "under": under}
             for p, pl in enumerate(g.players) for b, cid in enumerate(pl.open_contracts)
@@ -91,13 +91,14 @@ def choose_context(g, off: int) -> str:
     kind = g.stack[-1][0]
     if kind == K_MAIN:
         return {31: "Train action", 30: "Claim a Milestone"}.get(off, "")
-    if kind in (K_TRAIN_MOVE, K_TRAIN_PLACE) and TR.AT in g.misc:
+    ts = g.modstate.get(TRAINS)
+    if kind in (K_TRAIN_MOVE, K_TRAIN_PLACE) and ts is not None and ts.at is not None:
         sd = TR.side(g)
-        if off >= TR.MINI_OFFSET and off - TR.MINI_OFFSET < sd.num_locations and TR.MINI in g.misc:
+        if off >= TR.MINI_OFFSET and off - TR.MINI_OFFSET < sd.num_locations and ts.mini is not None:
             return f"Mini-train to {sd.ids[off - TR.MINI_OFFSET]}"
         return f"to {sd.ids[off]}" if off < sd.num_locations else ""
-    if kind == K_MILESTONE and off < len(g.misc.get(MS.MS, [])):
-        return f"Milestone {g.misc[MS.MS][off]}"
+    if kind == K_MILESTONE and ts is not None and off < len(ts.ms or ()):
+        return f"Milestone {ts.ms[off]}"
     if kind == K_DELIVERY:
         parts = TM.DELIVERY_PARTS[g.stack[-1][2]]
         return parts[off]["kind"] if off < len(parts) else ""

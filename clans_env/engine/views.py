@@ -5,7 +5,13 @@ from __future__ import annotations
 from . import data as D
 from .actions import DIRECTIONS
 from .rules.common import price, reach, stacked_unit
+from .rules.awards import award_tile
+from .rules.clan_setup import offered_clans
+from .rules.farmers_markets import dealt_tiles, market_list
 from .rules.industria_scoring import own_units
+from .rules.solo import market_dice, removed_contracts
+from .rules.variable_prices import starting_dice
+from .rules.refill_board import board as refill_board
 from .rules.scoring import connected_settlements, import_values
 from .state import DECISION_KINDS, PHASE_NAMES
 from .topology import bits
@@ -90,9 +96,9 @@ def public_state(g) -> dict:
         "scoring_tiles": list(g.scoring_tiles),
         "current_scoring_tile": g.scoring_tiles[g.round - 1] if g.scoring_tiles else None,
         "port_tiles": [{"slot": k, "tile": t, "space": g.topo.port_space[k]} for k, t in enumerate(g.port_tiles)],
-        "setup_offer": {"clans": list(g.misc.get("clan_offer", [])),
+        "setup_offer": {"clans": list(offered_clans(g)),
                         "starting_tiles": [D.STARTING_TILES[t].id for t in g.tile_pool]},
-        "solo": {"dice": list(g.misc.get("solo_dice", [])), "removed_contracts": list(g.misc.get("solo_removed", []))},
+        "solo": {"dice": list(market_dice(g)), "removed_contracts": list(removed_contracts(g))},
         "turn_order": list(g.turn_order),
         "pass_order": list(g.pass_order),
         "players": players,
@@ -115,20 +121,20 @@ def industria_view(g) -> dict:
     cfg = g.config
     out: dict = {"modules": list(cfg.industria_modules)}
     if cfg.awards:
-        tile = g.misc.get("award")
+        tile = award_tile(g)
         out["award"] = {"tile": tile, "text": D.AWARD_TEXT.get(tile)}
         if g.num_players == 1 and tile:
             out["award"]["solo_thresholds"] = list(D.AWARD_SOLO_THRESHOLDS[tile])
     if cfg.refill_board:
-        out["refill_board"] = list(g.misc.get("refill", []))
+        out["refill_board"] = list(refill_board(g))
     if cfg.farmers_markets:
-        m = g.misc.get("markets", [])
+        m = market_list(g)
         out["farmers_markets"] = [{"space": m[i], "label": g.board.label[m[i]],
                                    "goods": [D.GOODS[m[i + 1]], D.GOODS[m[i + 2]]],
                                    "covered": [bool(m[i + 3]), bool(m[i + 4])]} for i in range(0, len(m), 5)]
-        out["farmers_markets_to_place"] = {p: t for p, t in enumerate(g.misc.get("market_deal", [])) if t > 0}
+        out["farmers_markets_to_place"] = {p: t for p, t in enumerate(dealt_tiles(g)) if t > 0}
     if cfg.variable_prices:
-        out["starting_price_dice"] = list(g.misc.get("price_dice", []))
+        out["starting_price_dice"] = list(starting_dice(g))
     if cfg.trains or cfg.milestones:
         out["trains"] = train_view(g)
     return out

@@ -25,6 +25,8 @@ from clans_env.engine.board import (
     MODULE_NAMES, SIDE_NAMES, Board, assemble,
 )
 from clans_env.engine.data import GOODS, UNIT_LETTER
+from clans_env.engine.rules.common import second_units
+from clans_env.engine.rules.farmers_markets import market_list
 
 COLOURS = {
     LAND_GRASS: "#b6db7e",
@@ -297,11 +299,11 @@ def game_occupants(game) -> dict:
             out[s] = (who, UNIT_LETTER[game.unit_at[s]])
         elif who == -2:
             out[s] = (-1, "X")
-    stacked = game.misc.get("stacked", [])
+    stacked = second_units(game)
     for i in range(0, len(stacked), 3):       # Industria: a second unit on the space
         who, letter = out[stacked[i]]
         out[stacked[i]] = (who, letter + "+" + UNIT_LETTER[stacked[i + 1]])
-    markets = game.misc.get("markets", [])
+    markets = market_list(game)
     for i in range(0, len(markets), 5):
         goods = "".join(GOODS[markets[i + 1 + k]][0].upper() for k in (0, 1) if not markets[i + 3 + k])
         out[markets[i]] = (-1, "FM" + goods)

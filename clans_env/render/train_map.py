@@ -10,6 +10,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from clans_env.engine import trainmap as TM
+from clans_env.engine.rules.common import TRAINS
 
 PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 
@@ -24,7 +25,7 @@ def draw_side(side: TM.TrainSide, ax, game=None) -> None:
             k = side.tunnel_spot(a, b)
             ax.text((x1 + x2) / 2, (y1 + y2) / 2 + 0.18, f"tunnel {side.milestone_ids[k]}", ha="center",
                     fontsize=7, color="#6b4f2a", zorder=4)
-    misc = game.misc if game is not None else {}
+    ts = game.modstate[TRAINS] if game is not None else None
     for i, (x, y) in enumerate(xy):
         city = side.kind[i] == TM.CITY
         marker = "s" if city else "o"
@@ -37,20 +38,18 @@ def draw_side(side: TM.TrainSide, ax, game=None) -> None:
         num = side.demand_numbers[side.demand_spot[i]]
         extra = f"D{num}"
         if game is not None:
-            from clans_env.engine.rules import trains as TR
-            t = misc[TR.DEMAND][side.demand_spot[i]]
+            t = ts.demand[side.demand_spot[i]]
             goods = "+".join(f"{q}{g[:2]}" for g, q in zip(("wool", "milk", "grain", "cheese", "bread", "whisky"),
                                                            TM.DEMAND_TILES[t]) if q) if t else "-"
-            extra += f" {goods} | B{misc[TR.BONUS][i]}"
+            extra += f" {goods} | B{ts.bonus[i]}"
         ax.text(x, y - 0.42, extra, ha="center", va="top", fontsize=6, color="#555555", zorder=3)
     if game is not None:
-        from clans_env.engine.rules import trains as TR
-        for p, loc in enumerate(misc[TR.AT]):
+        for p, loc in enumerate(ts.at):
             if loc >= 0:
                 x, y = xy[loc]
-                ax.scatter([x + 0.28 * (p - 1.5)], [y + 0.38], s=90, marker="^" if not misc[TR.TILT][p] else ">",
+                ax.scatter([x + 0.28 * (p - 1.5)], [y + 0.38], s=90, marker="^" if not ts.tilt[p] else ">",
                            c=PLAYER_COLOURS[p], edgecolors="black", zorder=5)
-        for p, loc in enumerate(misc.get(TR.MINI, [])):
+        for p, loc in enumerate(ts.mini or ()):
             if loc >= 0:
                 x, y = xy[loc]
                 ax.scatter([x + 0.28 * (p - 1.5)], [y + 0.38], s=40, marker="v", c=PLAYER_COLOURS[p],

@@ -31,7 +31,7 @@ from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import K_CLAN, K_MAIN, PLACE_EXPAND
 from ..topology import bits, components
 from .base import Clan, register
-from ..rules.common import STACKED, place_unit, placement_cost, remove_unit, stacked_unit, units_of
+from ..rules.common import place_unit, placement_cost, remove_unit, second_units, stacked_unit, units_of
 from ..rules.expand import deployed
 from .macdonald import adjacency_masks
 
@@ -61,7 +61,7 @@ def _herds(board, sheep: int) -> tuple[int, ...]:
 
 def _single(game, space: int) -> bool:
     """The space holds one unit only (R18.MG4: not onto a space that already holds two)."""
-    return not game.misc.get(STACKED) or stacked_unit(game, space) < 0
+    return not second_units(game) or stacked_unit(game, space) < 0
 
 
 def move_destinations(game, p: int, herd: int, origin: int) -> int:

@@ -39,7 +39,7 @@ from .. import data as D
 from ..actions import CHOOSE, EXPAND, SPACE
 from ..board import KIND_PORT
 from ..state import K_BONUS_UPGRADE, K_CLAN, K_HOOK, K_MAIN, PLACE_EXPAND, PLACE_FREE
-from ..rules.common import STATION, notify_deploy, place_unit, placement_cost, reach
+from ..rules.common import notify_deploy, place_unit, placement_cost, reach, stations
 from ..topology import bits
 from .base import Clan, register
 from ..rules.expand import expansion_bonuses
@@ -89,9 +89,9 @@ def skippable(game, p: int) -> int:
     for q, pl in enumerate(game.players):
         if q != p:
             others |= pl.spaces
-    stations = game.misc.get(STATION)
-    if stations:
-        for q, s in enumerate(stations):
+    st = stations(game)
+    if st:
+        for q, s in enumerate(st):
             if q != p and s >= 0:
                 others |= 1 << s
     return game.topo.land_mask & (~game.occupied | others) & ~game.players[p].spaces

@@ -849,10 +849,9 @@ def train_score_lines(g, p: int) -> dict:
     return row
 
 
-def award_vp(g, values: list[int]) -> list[int]:
+def award_vp(g, values: list[int], tile: int) -> list[int]:
     """§6.2: one player: the Automa Award card's thresholds; more: the Award tile among the players
     only (their count sets the table). Automas score no Award."""
-    tile = g.misc["award"]
     humans = human_seats(g)
     out = [0] * g.num_players
     if len(humans) == 1:
@@ -893,15 +892,18 @@ def invariant_errors(g) -> list[str]:
 
 def _train_errors(g, p: int) -> list[str]:
     """§6.3: an Automa never has a Train (or Mini-train), never delivers, never claims a Milestone."""
-    misc = g.misc
+    ts = g.modstate.get(TR.TRAINS)
     out = []
-    for key in (TR.AT, TR.MINI):
-        if key in misc and misc[key][p] != -1:
-            out.append(f"Automa {p} has a piece on the Train map ({key} = {misc[key][p]})")
-    for key, none in ((TR.DELIV, 0), (TR.TILT, 0), (TR.STATION, -1)):
-        if TR.AT in misc and misc[key][p] != none:
-            out.append(f"Automa {p} has {key} = {misc[key][p]} (expected {none})")
-    if MS.CLAIMS in misc and any(MS.claimed_by(g, k, p) for k in range(MS.NUM_SPOTS)):
+    if ts is None:
+        return out
+    for key in ("at", "mini"):
+        where = getattr(ts, key)
+        if where is not None and where[p] != -1:
+            out.append(f"Automa {p} has a piece on the Train map ({key} = {where[p]})")
+    for key, none in (("deliv", 0), ("tilt", 0), ("station", -1)):
+        if ts.at is not None and getattr(ts, key)[p] != none:
+            out.append(f"Automa {p} has {key} = {getattr(ts, key)[p]} (expected {none})")
+    if ts.claims is not None and any(MS.claimed_by(g, k, p) for k in range(MS.NUM_SPOTS)):
         out.append(f"Automa {p} claimed a Milestone")
     return out
 
@@ -932,7 +934,7 @@ class Automa(Module):
         produce(g, p)                           # money instead of Goods (§4.1)
 
     def first_worker_mask(self, g, p: int, unit: int, mask: int) -> int:
-        if g.misc.get(FM.MARKETS):              # away from Farmers markets
+        if FM.market_list(g):                   # away from Farmers markets
             mask &= worker_market_mask(g)
         return mask
 

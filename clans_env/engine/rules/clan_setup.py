@@ -29,14 +29,28 @@ from __future__ import annotations
 from .. import data as D
 from ..actions import CHOOSE, PASS
 from ..clans import NO_CLAN, clan_names, get_clan
+from ..modules import RECORDS, Record, field
 from ..state import K_AUCTION_BID, K_AUCTION_PICK, K_CLAN_PICK, K_FIRST_WORKER, K_HOOK, K_START_TILE
 from . import solo
 from .registry import apply_for, describe_for, hook, legal_for
 
-#: g.misc key: the clans on offer (parallel to g.tile_pool, the Starting tiles allocated to them)
 OFFER = "clan_offer"
-#: g.misc key: Clan Auction winners so far, in Turn order
-AUCTION_ORDER = "auction_order"
+
+
+class ClanOffer(Record):
+    """The clan selection's state while it lasts (``g.modstate["clan_offer"]``, dropped once the clans are
+    chosen): ``clans`` on offer (parallel to ``g.tile_pool``, the Starting tiles allocated to them) and the
+    Clan Auction's winners so far, in Turn order (``auction_order``)."""
+    __slots__ = ("clans", "auction_order")
+    MISC = {"clans": ("clan_offer", []), "auction_order": ("auction_order", [])}
+
+
+RECORDS[OFFER] = ClanOffer
+
+
+def offered_clans(g) -> list:
+    """The clans still on offer (empty once the clans are chosen)."""
+    return field(g, OFFER, "clans")
 
 
 def clan_pool(cfg) -> list[str]:
@@ -76,7 +90,7 @@ def setup_players(g) -> None:
     elif cfg.clan_selection == "draft":
         pool = clan_pool(cfg)
         rng.shuffle(pool)
-        g.misc[OFFER] = pool[:n + 1]
+        g.modstate[OFFER] = ClanOffer(pool[:n + 1], [])
         g.tile_pool = tiles[:n + 1]
         seq = [(K_CLAN_PICK, p) for p in reversed(choosers)]
         seq.append((K_HOOK, g.turn_order[0], "clans_chosen"))
@@ -84,9 +98,8 @@ def setup_players(g) -> None:
     else:  # auction
         pool = clan_pool(cfg)
         rng.shuffle(pool)
-        g.misc[OFFER] = pool[:n]
+        g.modstate[OFFER] = ClanOffer(pool[:n], [])
         g.tile_pool = tiles[:n]
-        g.misc[AUCTION_ORDER] = []
         g.stack = []
         open_auction(g, g.start_player)
 
@@ -132,15 +145,15 @@ def clans_chosen(g, _p: int) -> None:
     """Every clan's starting adjustments, then the first Workers."""
     for p in range(g.num_players):
         g.clans[p].on_setup(g, p)
-    g.misc.pop(OFFER, None)
-    g.misc.pop(AUCTION_ORDER, None)
+    if OFFER in g.modstate:
+        del g.modstate[OFFER]
     g.stack.extend(reversed(setup_placements(g)))
 
 
 # ---- draft ------------------------------------------------------------------------------------
 def _offers_text(g) -> str:
     out = []
-    for k, (name, t) in enumerate(zip(g.misc[OFFER], g.tile_pool)):
+    for k, (name, t) in enumerate(zip(g.modstate[OFFER].clans, g.tile_pool)):
         tile = D.STARTING_TILES[t]
         goods = ", ".join(f"{q} {D.GOODS[i]}" for i, q in enumerate(tile.goods) if q)
         out.append(f"choose:{k}={name} with Starting tile {tile.id} (£{tile.money}{', ' + goods if goods else ''})")
@@ -149,14 +162,14 @@ def _offers_text(g) -> str:
 
 @legal_for(K_CLAN_PICK)
 def legal_clan_pick(g, frame) -> list:
-    return [CHOOSE + k for k in range(len(g.misc[OFFER]))]
+    return [CHOOSE + k for k in range(len(g.modstate[OFFER].clans))]
 
 
 @apply_for(K_CLAN_PICK)
 def apply_clan_pick(g, frame, action: int) -> None:
     g.stack.pop()
     k = action - CHOOSE
-    assign_clan(g, frame[1], g.misc[OFFER].pop(k), g.tile_pool.pop(k))
+    assign_clan(g, frame[1], g.modstate[OFFER].clans.pop(k), g.tile_pool.pop(k))
 
 
 @describe_for(K_CLAN_PICK)
@@ -175,14 +188,14 @@ def open_auction(g, opener: int) -> None:
     """Start the auction for the next pick, opened by ``opener`` (or the next player to the
     left without a clan); the last player without a clan takes the last clan for free."""
     bidders = _clanless_from(g, opener)
-    order = g.misc[AUCTION_ORDER]
+    order = g.modstate[OFFER].auction_order
     if len(bidders) > 1:
         # frame: (kind, player to bid, highest bid (-1 none), leader (-1 none), bidders left)
         g.stack.append((K_AUCTION_BID, bidders[0], -1, -1, tuple(bidders)))
         return
     if bidders:
         last = bidders[0]
-        assign_clan(g, last, g.misc[OFFER].pop(0), g.tile_pool.pop(0))
+        assign_clan(g, last, g.modstate[OFFER].clans.pop(0), g.tile_pool.pop(0))
         order.append(last)
     g.turn_order = list(order)
     g.start_player = order[0]
@@ -224,7 +237,7 @@ def apply_auction_bid(g, frame, action: int) -> None:
 
 def auction_won(g, winner: int, bid: int) -> None:
     g.players[winner].vp_bid += bid
-    g.misc[AUCTION_ORDER].append(winner)
+    g.modstate[OFFER].auction_order.append(winner)
     g.stack.append((K_AUCTION_PICK, winner))
 
 
@@ -232,7 +245,7 @@ def auction_won(g, winner: int, bid: int) -> None:
 def describe_auction_bid(g, frame) -> str:
     _, p, high, leader, bidders = frame
     if leader < 0:
-        return (f"Clan Auction for Turn order position {len(g.misc[AUCTION_ORDER]) + 1}: open with a bid of "
+        return (f"Clan Auction for Turn order position {len(g.modstate[OFFER].auction_order) + 1}: open with a bid of "
                 f"0-{D.AUCTION_MAX_BID} VP (choose:b). On offer: {_offers_text(g)}")
     return (f"Clan Auction: player {leader} bids {high} VP; bid more (choose:{high + 1}-{D.AUCTION_MAX_BID}) or "
             f"pass to leave this auction. On offer: {_offers_text(g)}")
@@ -240,7 +253,7 @@ def describe_auction_bid(g, frame) -> str:
 
 @legal_for(K_AUCTION_PICK)
 def legal_auction_pick(g, frame) -> list:
-    return [CHOOSE + k for k in range(len(g.misc[OFFER]))]
+    return [CHOOSE + k for k in range(len(g.modstate[OFFER].clans))]
 
 
 @apply_for(K_AUCTION_PICK)
@@ -248,7 +261,7 @@ def apply_auction_pick(g, frame, action: int) -> None:
     p = frame[1]
     g.stack.pop()
     k = action - CHOOSE
-    assign_clan(g, p, g.misc[OFFER].pop(k), g.tile_pool.pop(k))
+    assign_clan(g, p, g.modstate[OFFER].clans.pop(k), g.tile_pool.pop(k))
     open_auction(g, (p + 1) % g.num_players)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import RECORDS, Record, field
 from ..topology import bits
 
 
@@ -28,12 +29,35 @@ def reach(g, p: int) -> int:
     return r
 
 
-#: g.misc key: Industria's second units on spaces (R4), a flat list ``space, unit, owner`` per space
-#: (rules/stacking.py has the decisions that stack and move units)
-STACKED = "stacked"
-#: g.misc key: each seat's Train station space or -1 (Industria R13.15-R13.16; rules/trains.py); the
-#: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves
-STATION = "tr_station"
+#: the name of Industria's second units in ``g.modstate`` (R4; rules/stacking.py has the decisions that stack
+#: and move units, Clan MacPherson and Delivery bonuses stack too): a ``SecondUnits``, made by the first one
+STACKED = "second_units"
+
+
+class SecondUnits(Record):
+    """The second units on spaces: ``units``, a flat list ``space, unit, owner`` per space (the first unit
+    stays in ``g.unit_at``). This file owns it (``stacked_unit``, ``place_second``, ``remove_second``,
+    ``second_units``)."""
+    __slots__ = ("units",)
+    MISC = {"units": ("stacked", [])}
+
+
+RECORDS[STACKED] = SecondUnits
+
+
+def second_units(g) -> list:
+    """The flat ``space, unit, owner`` list of second units (empty when there is none)."""
+    return field(g, STACKED, "units")
+#: the Train module's name: its record (``g.modstate[TRAINS]``, rules/train_core.TrainState) holds what this
+#: file reads of it: each seat's Train station (``station``: its space, -1 on the track, -2 discarded; the
+#: station counts as its owner's unit for reach and Settlements, and keeps its space when a unit leaves,
+#: R13.15-R13.16), Delivery bonus 19's reservations (``reserved``) and 16's Export stacks (``below``)
+TRAINS = "trains"
+
+
+def stations(g) -> list | None:
+    """Each seat's Train station (its space, -1 on the track, -2 discarded), or None without trains."""
+    return field(g, TRAINS, "station", None)
 
 
 def shipping_reach(g, p: int) -> int:
@@ -46,7 +70,7 @@ def shipping_reach(g, p: int) -> int:
     r = 0
     for s in bits(pl.spaces):
         r |= table[s]
-    st = g.misc.get(STATION)
+    st = stations(g)
     if st and st[p] >= 0:                # Industria R13.16: the Train station counts as p's unit there
         r |= table[st[p]]
     return r
@@ -90,7 +114,7 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     if g.players[p].units_left[unit] <= 0:
         return 0
     mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
-    if g.misc.get(RESERVED):            # Industria Delivery bonus 19: p's reserved spaces, land cost free
+    if reservations(g):                 # Industria Delivery bonus 19: p's reserved spaces, land cost free
         if g.players[p].money >= unit_cost(g, p, unit):
             mask |= reserved_by(g, p) & reach(g, p) & g.topo.unit_mask[unit]
     clan = g.clans[p]
@@ -99,13 +123,15 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     return mask
 
 
-#: g.misc key: Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's)
-RESERVED = "reserved"
+def reservations(g) -> list:
+    """Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's); empty (or None)
+    without the Train module."""
+    return field(g, TRAINS, "reserved", None)
 
 
 def reserved_by(g, p: int) -> int:
     """Spaces p reserved with Delivery bonus 19 (blocked to everyone else; free land for p)."""
-    res = g.misc.get(RESERVED)
+    res = reservations(g)
     out = 0
     if res:
         for i in range(0, len(res), 2):
@@ -116,8 +142,8 @@ def reserved_by(g, p: int) -> int:
 
 def place_unit(g, p: int, unit: int, space: int) -> None:
     pl = g.players[p]
-    if g.occupant[space] == -2 and g.misc.get(RESERVED):   # Delivery bonus 19: the Merchant goes home
-        res = g.misc[RESERVED]
+    res = reservations(g) if g.occupant[space] == -2 else None
+    if res:                             # Delivery bonus 19: the Merchant goes home
         for i in range(0, len(res), 2):
             if res[i] == space:
                 del res[i:i + 2]
@@ -148,7 +174,7 @@ def notify_deploy(g, p: int, unit: int, space: int, mode: int) -> None:
 def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     """Take p's unit on ``space`` (of type ``unit`` when the space holds two, Industria R4.6) back to
     the Player board; returns its type. The other unit of a stacked space stays on it."""
-    if g.misc.get(STACKED):
+    if second_units(g):
         second = stacked_unit(g, space)
         if second >= 0:
             if unit == second:
@@ -169,7 +195,7 @@ def remove_unit(g, p: int, space: int, unit: int | None = None) -> int:
     pl.spaces &= ~bit
     pl.units_left[unit] += 1
     pl.reach = -1
-    st = g.misc.get(STATION)
+    st = stations(g)
     if st and space in st:               # Industria R13.16: the station stays; the space is its owner's only
         g.occupant[space] = -2
         g.occupied |= bit
@@ -194,8 +220,9 @@ def units_of(g, p: int, unit: int) -> int:
     for s in bits(g.players[p].spaces):
         if ua[s] == unit:
             out |= 1 << s
-    stacked = g.misc.get(STACKED)
-    if stacked:
+    rec = g.modstate.get(STACKED)
+    if rec is not None:
+        stacked = rec.units
         for i in range(0, len(stacked), 3):
             if stacked[i + 1] == unit and stacked[i + 2] == p:
                 out |= 1 << stacked[i]
@@ -205,7 +232,7 @@ def units_of(g, p: int, unit: int) -> int:
 def station_space(g, p: int) -> int:
     """p's Train station's space, or -1 (none in play: no Train module, still on the Delivery track, or
     discarded)."""
-    st = g.misc.get(STATION)
+    st = stations(g)
     return st[p] if st and st[p] >= 0 else -1
 
 
@@ -216,7 +243,7 @@ def unit_spaces(g, p: int) -> list[int]:
     tiles 5, 14, 15; Milestone 12; readings T7, I15); not for those about deployed units or unit types,
     which the station is not (R13.16, Q16)."""
     out = list(bits(g.players[p].spaces))
-    stacked = g.misc.get(STACKED)
+    stacked = second_units(g)
     if stacked:
         out += [stacked[i] for i in range(0, len(stacked), 3) if stacked[i + 2] == p]
     st = station_space(g, p)
@@ -241,15 +268,17 @@ def contract_capacity_left(g, p: int) -> int:
     return g.clans[p].export_boxes - len(g.players[p].open_contracts)
 
 
-#: Industria Delivery bonus 16 (rules/deliveries.py): contracts under the top one of an Export box, as
-#: flat pairs [top, the contract under it, ...]; ``open_contracts`` holds only the top of each box
-BELOW = "tr_below"
+def export_stacks(g) -> list | None:
+    """Industria Delivery bonus 16 (rules/deliveries.py): contracts under the top one of an Export box, as
+    flat pairs [top, the contract under it, ...] (``open_contracts`` holds only the top of each box); None
+    without the Train module."""
+    return field(g, TRAINS, "below", None)
 
 
 def contracts_under(g, cid: int) -> list[int]:
     """The contracts stacked under Export box contract ``cid`` (Delivery bonus 16), the next to surface
     first (they are face up in the Export box: public)."""
-    below = g.misc.get(BELOW)
+    below = export_stacks(g)
     out: list[int] = []
     while below:
         for i in range(0, len(below), 2):
@@ -267,7 +296,7 @@ def pop_open_contract(g, p: int, box: int) -> int:
     it, if any (a Delivery bonus 16 stack), becomes that box's open contract."""
     open_ = g.players[p].open_contracts
     cid = open_.pop(box)
-    below = g.misc.get(BELOW)
+    below = export_stacks(g)
     if below:
         for i in range(0, len(below), 2):
             if below[i] == cid:
@@ -290,8 +319,9 @@ def usable_port_slot(g, p: int, tile: int) -> int:
 
 def stacked_unit(g, space: int) -> int:
     """The second unit on ``space``, or -1."""
-    st = g.misc.get(STACKED)
-    if st:
+    rec = g.modstate.get(STACKED)
+    if rec is not None:
+        st = rec.units
         for i in range(0, len(st), 3):
             if st[i] == space:
                 return st[i + 1]
@@ -302,17 +332,22 @@ def place_second(g, p: int, unit: int, space: int) -> None:
     """Deploy p's ``unit`` onto ``space`` beside p's unit there (R4.1-R4.3): never a third."""
     if g.occupant[space] != p or stacked_unit(g, space) >= 0:
         raise AssertionError(f"space {space} cannot take a second unit of player {p}")
-    g.misc[STACKED] = g.misc.get(STACKED, []) + [space, unit, p]
+    rec = g.modstate.get(STACKED)
+    if rec is None:         # the first second unit of the game (a clone may share a read-only empty mapping)
+        g.modstate = {**g.modstate, STACKED: SecondUnits([space, unit, p])}
+    else:
+        rec.units = rec.units + [space, unit, p]
     g.players[p].units_left[unit] -= 1
 
 
 def remove_second(g, p: int, space: int) -> int:
-    st = list(g.misc[STACKED])
+    rec = g.modstate[STACKED]
+    st = list(rec.units)
     for i in range(0, len(st), 3):
         if st[i] == space:
             unit = st[i + 1]
             del st[i:i + 3]
-            g.misc[STACKED] = st
+            rec.units = st
             g.players[p].units_left[unit] += 1
             return unit
     raise AssertionError(f"no second unit on space {space}")

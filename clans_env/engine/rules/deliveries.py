@@ -12,7 +12,7 @@ sub-choices are ``delivery_step`` frames (K_DSTEP, player, step name, *context),
 registered in ``STEPS`` (its legal list, its effect, its text); the spaces a step offers, after a unit type
 where there is one to choose, go through ``UnitSpaceStep``. ``IMPLEMENTED`` lists the tiles all of whose
 parts are in ``PARTS`` (all 24); only those are drawn onto the map. Tile 16 stacks Export contracts (``stack`` step; the contracts under a
-box's top one are ``misc["tr_below"]``, surfaced by common.pop_open_contract; T13).
+box's top one are ``TrainState.below``, surfaced by common.pop_open_contract; T13).
 
 The clan clauses (R13.26, R13.27; T16, T17) go through the clan hooks, never a clan's name: tile 10's
 ``process`` step asks ``Clan.bonus_process_inputs`` (Fraser's Wool into Kilts); tiles 20-22 trade through
@@ -31,12 +31,11 @@ from ..actions import (CHOOSE, DONE, EXPAND, FULFIL, GOOD, HIRE_MERCHANT, MARKET
                        UPGRADE_SHIPPING, UPGRADE_TECH, USE_PORT, trade_action, BUY, SELL, decode_trade, TRADE)
 from ..state import K_BONUS_UPGRADE, K_DELIVERY, K_DSTEP, K_HOOK, K_MAIN
 from ..topology import bits
-from .common import BELOW, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
+from .common import TRAINS, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
 from . import train_core as TR
 from ..board import cube_to_offset, offset_to_cube
 from ..state import K_PORT_PRICE
-from .common import RESERVED
 from .contracts import building_bonus_available, obtain_cost, start_building_bonus
 from .expand import deployed
 from .fulfil import apply_fulfil, can_fulfil, ignore_port_usable
@@ -102,16 +101,17 @@ def pay_demand(g, p: int, loc: int, k: int) -> None:
         pl.goods[i] -= q
     if port:
         pl.ports_used |= 1 << g.port_tiles.index(16)
-    g.misc[TR.USED][spot] = 1
+    ts = g.modstate[TRAINS]
+    ts.used[spot] = 1
     sd = TR.side(g)
     if sd.kind[loc] == TM.CITY:
         pl.glory += TM.CITY_GLORY                       # R13.12
-    g.misc[TR.TILT][p] = 1                              # R13.13
+    ts.tilt[p] = 1                                      # R13.13
     TR.take_track_marker(g, p)                          # R13.11 (the station, if due: hook under the bonus)
-    bonus = g.misc[TR.BONUS][loc]
-    if TR.SOLO_DONE in g.misc:                          # one player (solo, or against Automas: A14)
-        g.misc[TR.SOLO_DONE][loc] = 1                   # R17.3: the tile is discarded after delivering
-        g.misc[TR.BONUS][loc] = 0
+    bonus = ts.bonus[loc]
+    if ts.solo_done is not None:                        # one player (solo, or against Automas: A14)
+        ts.solo_done[loc] = 1                           # R17.3: the tile is discarded after delivering
+        ts.bonus[loc] = 0
     if bonus:
         g.stack.append((K_DELIVERY, p, bonus, (1 << len(TM.DELIVERY_PARTS[bonus])) - 1))
         TR.offer_station_first(g, p)                    # R13.14: the station before or after the bonus
@@ -516,7 +516,7 @@ def stack_contract(g, p: int, slot: int, box: int) -> None:
     if box == len(pl.open_contracts):
         pl.open_contracts.append(cid)
     else:
-        g.misc.setdefault(BELOW, []).extend((cid, pl.open_contracts[box]))
+        g.modstate[TRAINS].below.extend((cid, pl.open_contracts[box]))
         pl.open_contracts[box] = cid
 
 
@@ -695,7 +695,7 @@ class Reserve(UnitSpaceStep):
         pl.merchants_stock -= 1
         g.occupant[s] = -2
         g.occupied |= 1 << s
-        g.misc.setdefault(RESERVED, []).extend((s, p))
+        g.modstate[TRAINS].reserved.extend((s, p))
 
 
 def _gain_each_good(pl) -> None:
@@ -810,7 +810,7 @@ class DiscardContract(Step):
     def apply(self, g, frame, action):
         p = frame[1]
         box = action - FULFIL
-        g.misc.setdefault("tr_discarded", []).append(pop_open_contract(g, p, box))
+        g.modstate[TRAINS].discarded.append(pop_open_contract(g, p, box))
         push_step(g, p, "take_free", box)               # without paying or gaining money
 
 
@@ -832,7 +832,7 @@ class TakeFree(Step):
             pl.open_contracts.append(cid)
         else:                                          # a tile 16 stack: the new one goes on top again
             box = frame[3]
-            g.misc.setdefault(BELOW, []).extend((cid, pl.open_contracts[box]))
+            g.modstate[TRAINS].below.extend((cid, pl.open_contracts[box]))
             pl.open_contracts[box] = cid
 
 

@@ -9,8 +9,8 @@ from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE
 from ..topology import bit_list
 
 FISHERMAN = D.FISHERMAN
-from .common import (RESERVED, affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
-                     reserved_by)
+from .common import (affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
+                     reservations, reserved_by)
 from .contracts import building_bonus_available, start_building_bonus
 from .market import neighbourhood_goods
 from .registry import apply_for, describe_for, has_legal_for, hook, legal_for
@@ -24,7 +24,7 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     if r == -1:
         r = reach(g, p)
     open_spaces = r & ~g.occupied
-    own_res = reserved_by(g, p) & r if g.misc.get(RESERVED) else 0   # Delivery bonus 19
+    own_res = reserved_by(g, p) & r if reservations(g) else 0   # Delivery bonus 19
     if not open_spaces and not own_res:
         return
     topo = g.topo

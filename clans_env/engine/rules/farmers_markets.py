@@ -14,14 +14,14 @@
   icon. When both icons are covered the market leaves the game and its space is free (R7.7).
 - The Passing bonus overlay: Passing bonuses £4 lower (R8.1; turn.py).
 
-State: ``g.misc["markets"]`` is a flat list, five ints per market in play:
-``space, basic good, processed good, basic covered (0/1), processed covered (0/1)``;
-``g.misc["market_deal"]`` holds the dealt tile of each seat until it is placed.
+State: one ``MarketState`` in ``g.modstate["farmers_markets"]``: ``markets`` is a flat list, five ints per
+market in play: ``space, basic good, processed good, basic covered (0/1), processed covered (0/1)``;
+``deal`` holds the dealt tile of each seat until it is placed (-1 after).
 """
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Module, register
+from ..modules import Module, Record, field, register
 from ..actions import DONE, MAX_TRADE_QTY, SELL, SPACE, TRADE, decode_trade
 from ..state import K_HOOK, K_MARKET_PLACE, K_MARKET_SELL
 from ..topology import bits
@@ -30,19 +30,33 @@ from .registry import apply_for, describe_for, legal_for
 
 #: occupant value of a space holding a Farmers market (neutral blocks are -2)
 MARKET = -3
-MARKETS = "markets"
+NAME = "farmers_markets"
 #: the K_HOOK step that places the market of a seat the engine plays (rules/automa.py registers it)
 ENGINE_MARKET = "automa_market"
-DEAL = "market_deal"
 FIELDS = 5
+
+
+class MarketState(Record):
+    """The Farmers markets' state in a game (the module docstring: ``markets``, ``deal``)."""
+    __slots__ = ("markets", "deal")
+    MISC = {"markets": ("markets", []), "deal": ("market_deal", [])}
+
+
+def market_list(g) -> list:
+    """The markets in play, ``FIELDS`` ints each (empty without the module)."""
+    return field(g, NAME, "markets")
+
+
+def dealt_tiles(g) -> list:
+    """Each seat's dealt Farmers market tile until it is placed, then -1 (empty without the module)."""
+    return field(g, NAME, "deal")
 
 
 def deal_markets(g) -> None:
     """R1.5: deal one Farmers market tile to each player (before the clans are chosen)."""
     tiles = sorted(D.FARMERS_MARKET_TILES)
     g.rng.shuffle(tiles)
-    g.misc[DEAL] = tiles[:g.num_players]
-    g.misc[MARKETS] = []
+    g.modstate[NAME] = MarketState([], tiles[:g.num_players])
 
 
 def placement_frames(g) -> list:
@@ -67,8 +81,7 @@ def market_module_mask(g) -> int:
 
 
 def market_spaces(g) -> list[int]:
-    m = g.misc.get(MARKETS)
-    return m[0::FIELDS] if m else []
+    return market_list(g)[0::FIELDS]
 
 
 def placement_targets(g) -> int:
@@ -98,17 +111,18 @@ def apply_market_place(g, frame, action: int) -> None:
 
 def place_market(g, p: int, s: int) -> None:
     """p's dealt Farmers market goes on space s."""
-    tile = g.misc[DEAL][p]
+    rec = g.modstate[NAME]
+    tile = rec.deal[p]
     basic, processed = D.FARMERS_MARKET_TILES[tile]
-    g.misc[DEAL] = [(-1 if q == p else t) for q, t in enumerate(g.misc[DEAL])]
-    g.misc[MARKETS] = g.misc[MARKETS] + [s, basic, processed, 0, 0]
+    rec.deal = [(-1 if q == p else t) for q, t in enumerate(rec.deal)]
+    rec.markets = rec.markets + [s, basic, processed, 0, 0]
     g.occupant[s] = MARKET
     g.occupied |= 1 << s
 
 
 @describe_for(K_MARKET_PLACE)
 def describe_market_place(g, frame) -> str:
-    basic, processed = D.FARMERS_MARKET_TILES[g.misc[DEAL][frame[1]]]
+    basic, processed = D.FARMERS_MARKET_TILES[g.modstate[NAME].deal[frame[1]]]
     return (f"Place your Farmers market ({D.GOODS[basic]} / {D.GOODS[processed]}) on a land space with at least "
             f"{D.MARKET_MIN_NEIGHBOURING_LAND} neighbouring land spaces, not next to another market (space:<space>)")
 
@@ -122,7 +136,7 @@ def _find(markets: list, space: int) -> int:
 
 
 def uncovered_goods(g, space: int) -> tuple[int, ...]:
-    m = g.misc[MARKETS]
+    m = g.modstate[NAME].markets
     i = _find(m, space)
     return tuple(m[i + 1 + k] for k in (0, 1) if not m[i + 3 + k])
 
@@ -148,7 +162,7 @@ def sale_options(g, p: int, space: int) -> list[int]:
 
 def triggered_markets(g, p: int, space: int) -> tuple[int, ...]:
     """Markets neighbouring the space p just deployed on where p can sell something now (R7.2)."""
-    if not g.misc.get(MARKETS):
+    if not market_list(g):
         return ()
     nb = g.topo.neighbours[space] | g.clans[p].bonus_reach(g, p, space)    # clan: MacFarlane's river
     return tuple(s for s in market_spaces(g) if nb >> s & 1 and sale_options(g, p, s))
@@ -178,7 +192,8 @@ def apply_market_sell(g, frame, action: int) -> None:
 
 def cover(g, space: int, good: int) -> None:
     """R7.6 / R7.7: one Good sold covers the icon; both covered: the market leaves the game."""
-    m = list(g.misc[MARKETS])
+    rec = g.modstate[NAME]
+    m = list(rec.markets)
     i = _find(m, space)
     k = 0 if m[i + 1] == good else 1
     m[i + 3 + k] = 1
@@ -186,7 +201,7 @@ def cover(g, space: int, good: int) -> None:
         del m[i:i + FIELDS]
         g.occupant[space] = -1
         g.occupied &= ~(1 << space)
-    g.misc[MARKETS] = m
+    rec.markets = m
 
 
 @describe_for(K_MARKET_SELL)
@@ -200,7 +215,8 @@ def describe_market_sell(g, frame) -> str:
 @register
 class FarmersMarkets(Module):
     """Farmers markets and the Passing bonus overlay as a module (hook points: ``engine/modules.py``)."""
-    name = "farmers_markets"
+    name = NAME
+    record = MarketState
 
     def setup(self, g) -> None:
         deal_markets(g)

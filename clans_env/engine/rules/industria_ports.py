@@ -28,7 +28,7 @@ from ..state import (K_BONUS_UPGRADE, K_HOOK, K_PORT_DEPLOY, K_PORT_DISCARD4, K_
                      K_PORT_IGNORE, K_PORT_TECH)
 from ..topology import bits
 from ..modules import Module, register
-from .common import place_unit, pop_open_contract, reach, replace_unit, units_of
+from .common import TRAINS, place_unit, pop_open_contract, reach, replace_unit, units_of
 from .common import usable_port_slot as usable_slot
 from .registry import PORT_TILES
 from .upgrades import merchant_upgrades
@@ -36,7 +36,7 @@ from .registry import apply_for, describe_for, legal_for
 from .expand import deployed
 from .fulfil import finish_fulfil
 from .stacking import movable_units, stack_animal_targets, start_moves, start_stack_animal
-from .train_core import DELIV, STATION_AFTER_TRACK, take_track_marker
+from .train_core import STATION_AFTER_TRACK, take_track_marker
 
 T = D.PORT_INDUSTRIA
 
@@ -58,7 +58,7 @@ def applicable(g, p: int, tile: int) -> bool:
     if tile == 16 and g.config.trains:
         return False                                   # Train half: used inside a delivery (deliveries.py)
     if tile == 17 and g.config.trains:                 # Train half: the leftmost Delivery-track marker (R13.18)
-        return g.misc[DELIV][p] < STATION_AFTER_TRACK
+        return g.modstate[TRAINS].deliv[p] < STATION_AFTER_TRACK
     if tile == 16:
         return bool(movable_units(g, p))
     if tile == 17:

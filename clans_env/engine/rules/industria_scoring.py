@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
-from .common import STACKED, unit_spaces
+from .common import second_units, unit_spaces
 from .registry import SCORING_TILES
 from .scoring import goods_in_stock, settlements
 
@@ -25,7 +25,7 @@ def own_units(g, p: int) -> list[tuple[int, int]]:
     """(space, unit) for every unit of p on the map, a second unit on a space included."""
     ua = g.unit_at
     out = [(s, ua[s]) for s in bits(g.players[p].spaces)]
-    stacked = g.misc.get(STACKED)
+    stacked = second_units(g)
     if stacked:
         for i in range(0, len(stacked), 3):
             if stacked[i + 2] == p:

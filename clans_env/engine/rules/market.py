@@ -5,7 +5,7 @@ from .. import data as D
 from ..actions import BUY, DONE, MAX_TRADE_QTY, SELL, TRADE, decode_trade
 from ..state import K_NEIGHBOURHOOD
 from ..topology import bits
-from .common import STACKED, move_price, price
+from .common import move_price, price, second_units
 from .registry import apply_for, describe_for, legal_for
 
 
@@ -105,7 +105,7 @@ def neighbourhood_goods(g, p: int, space: int) -> int:
             good = D.UNIT_GOOD[ua[t]]
             if good >= 0:
                 mask |= 1 << good
-    stacked = g.misc.get(STACKED)
+    stacked = second_units(g)
     if stacked:                 # Industria: a second unit on a space gives its Good too (R4.7, Q5)
         for i in range(0, len(stacked), 3):
             if stacked[i + 2] != p and stacked[i] in nb:

@@ -3,10 +3,11 @@ Without the Train Module"; rules R13.19-R13.25, R14.3-R14.4, R16.2-R16.4, R17.4 
 docs/rules-index.md). One function per Milestone tile (``CONDITIONS``); the numbers are the
 tiles' own (data/trains.toml ``params``).
 
-State (``g.misc``): ``tr_ms`` the Milestone tile on each of the 4 spots; ``tr_claims[spot * n + p]`` the
-place (1st, 2nd, ...) in which p claimed it (0 = not claimed); ``tr_claim_round`` the round of the claim
-(solo VP, R17.4). Variant A (R16.3): ``tr_markers`` starts at 4 and a claim costs £5. Variant B (R16.4): a
-Demand tile beside each Milestone (``tr_demand``, refilled each Preparation from ``tr_refill``), a claim
+State (``train_core.TrainState`` in ``g.modstate["trains"]``): ``ms`` the Milestone tile on each of the 4
+spots; ``claims[spot * n + p]`` the place (1st, 2nd, ...) in which p claimed it (0 = not claimed);
+``claim_round`` the round of the claim (solo VP, R17.4). Variant A (R16.3): ``markers`` starts at 4 and a
+claim costs £5. Variant B (R16.4): a Demand tile beside each Milestone (``demand``, refilled each
+Preparation from ``demand_refill``), a claim
 pays its Goods and £15, and the markers are those beside the Scoring tiles of rounds 1-4 up to now.
 """
 from __future__ import annotations
@@ -17,21 +18,21 @@ from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
 from ..topology import bits
-from .common import STACKED, STATION, station_space, unit_spaces
+from .common import TRAINS, second_units, station_space, stations, unit_spaces
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
 from . import train_core as TR
-from .train_core import DEMAND, MARKERS, train_players
+from .train_core import TrainState, train_players
 
-MS, CLAIMS, CLAIM_ROUND = "tr_ms", "tr_claims", "tr_claim_round"
 #: the main decision's index for "Claim a Milestone" (R2.7, R13.19)
 CLAIM_ACTION = CHOOSE + 30
 NUM_SPOTS = 4
 
 
 def active(g) -> bool:
-    return MS in g.misc
+    ts = g.modstate.get(TRAINS)
+    return ts is not None and ts.ms is not None
 
 
 def variant(g) -> str:
@@ -44,29 +45,32 @@ def setup_milestones(g) -> None:
     tiles = list(TM.MILESTONES)
     g.rng.shuffle(tiles)
     n = g.num_players
-    g.misc[MS] = tiles[:NUM_SPOTS]
-    g.misc[CLAIMS] = [0] * (NUM_SPOTS * n)
-    g.misc[CLAIM_ROUND] = [0] * (NUM_SPOTS * n)
+    ts = g.modstate[TRAINS]
+    ts.ms = tiles[:NUM_SPOTS]
+    ts.claims = [0] * (NUM_SPOTS * n)
+    ts.claim_round = [0] * (NUM_SPOTS * n)
 
 
 def setup_variant(g) -> None:
     """R16.2-R16.4: the Milestone variants without the Train module."""
+    ts = g.modstate[TRAINS] = TrainState()
     setup_milestones(g)
     n = g.num_players
     if variant(g) == "variant_a":
-        g.misc[TR.MARKERS] = [TM.MARKERS] * n       # R16.3: all 4 markers next to the player board
+        ts.markers = [TM.MARKERS] * n       # R16.3: all 4 markers next to the player board
         return
     pile = list(TM.DEMAND_TILES)                    # R16.4
     g.rng.shuffle(pile)
-    g.misc[TR.DEMAND] = [pile.pop(0) for _ in range(NUM_SPOTS)]
-    g.misc[TR.DEMAND_REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
-    g.misc[TR.PILE] = pile
+    ts.demand = [pile.pop(0) for _ in range(NUM_SPOTS)]
+    ts.demand_refill = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[4])]
+    ts.pile = pile
 
 
 def preparation_variant_b(g) -> None:
     """R16.4: every Preparation but the first, all Demand tiles beside the Milestones are replaced from the
     refill track, which is replenished as normal."""
-    demand, refill, pile = g.misc[TR.DEMAND], g.misc[TR.DEMAND_REFILL], g.misc[TR.PILE]
+    ts = g.modstate[TRAINS]
+    demand, refill, pile = ts.demand, ts.demand_refill, ts.pile
     for s in range(NUM_SPOTS):
         demand[s] = refill.pop(0) if refill else 0
     while len(refill) < TM.REFILL_SLOTS[4] and pile:
@@ -74,12 +78,12 @@ def preparation_variant_b(g) -> None:
 
 
 def claimed_by(g, spot: int, p: int) -> bool:
-    return g.misc[CLAIMS][spot * g.num_players + p] > 0
+    return g.modstate[TRAINS].claims[spot * g.num_players + p] > 0
 
 
 def claimers(g, spot: int) -> int:
     n = g.num_players
-    return sum(1 for x in g.misc[CLAIMS][spot * n:(spot + 1) * n] if x)
+    return sum(1 for x in g.modstate[TRAINS].claims[spot * n:(spot + 1) * n] if x)
 
 
 # ---- the 16 conditions (R13.24; all minimum conditions, R13.23) ----------------------------------------
@@ -153,8 +157,8 @@ def layout_key(g, p: int) -> tuple:
     spaces (Industria stacking, everyone's: a superset is still exact), p's Train station."""
     spaces = g.players[p].spaces
     ua = g.unit_at
-    stacked = g.misc.get(STACKED)
-    st = g.misc.get(STATION)
+    stacked = second_units(g)
+    st = stations(g)
     return (g.topo, g.board, spaces, tuple([ua[s] for s in bits(spaces)]), tuple(stacked) if stacked else (),
             st[p] if st else -1)
 
@@ -222,9 +226,9 @@ def _direct_export_bonuses(c) -> int:
 def markers_available(g, p: int) -> int:
     if g.config.milestones == "variant_b":
         n = g.num_players
-        made = sum(1 for k in range(NUM_SPOTS) if g.misc[CLAIMS][k * n + p])
+        made = sum(1 for k in range(NUM_SPOTS) if g.modstate[TRAINS].claims[k * n + p])
         return min(g.round, len(TM.VARIANT_B_MARKER_ROUNDS)) - made
-    return g.misc[MARKERS][p]
+    return g.modstate[TRAINS].markers[p]
 
 
 def claim_cost(g) -> int:
@@ -242,10 +246,10 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
         return []
     out = []
     n = g.num_players
-    claims = g.misc[CLAIMS]
+    claims = g.modstate[TRAINS].claims
     variant_b = g.config.milestones == "variant_b"
     layout = None
-    for k, tile in enumerate(g.misc[MS]):
+    for k, tile in enumerate(g.modstate[TRAINS].ms):
         if claims[k * n + p]:
             continue
         if tile in _LAYOUT_TILES and layout is None:
@@ -253,7 +257,7 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
         if not condition(g, p, tile, layout):
             continue
         if variant_b:
-            need = TM.DEMAND_TILES.get(g.misc[DEMAND][k])
+            need = TM.DEMAND_TILES.get(g.modstate[TRAINS].demand[k])
             if need is None or any(pl.goods[i] < q for i, q in enumerate(need)):
                 continue
         out.append(k)
@@ -287,17 +291,18 @@ def apply_milestone(g, frame, action: int) -> None:
     pl = g.players[p]
     pl.money -= claim_cost(g)
     if variant(g) == "variant_b":
-        for i, q in enumerate(TM.DEMAND_TILES[g.misc[TR.DEMAND][k]]):
+        for i, q in enumerate(TM.DEMAND_TILES[g.modstate[TRAINS].demand[k]]):
             pl.goods[i] -= q
     else:
-        g.misc[TR.MARKERS][p] -= 1
-    g.misc[CLAIMS][k * n + p] = claimers(g, k) + 1
-    g.misc[CLAIM_ROUND][k * n + p] = g.round
+        g.modstate[TRAINS].markers[p] -= 1
+    g.modstate[TRAINS].claims[k * n + p] = claimers(g, k) + 1
+    g.modstate[TRAINS].claim_round[k * n + p] = g.round
 
 
 @describe_for(K_MILESTONE)
 def describe_milestone(g, frame) -> str:
-    opts = ", ".join(f"choose:{k}=Milestone {g.misc[MS][k]} ({TM.MILESTONE_TEXT[g.misc[MS][k]]})"
+    ms = g.modstate[TRAINS].ms
+    opts = ", ".join(f"choose:{k}=Milestone {ms[k]} ({TM.MILESTONE_TEXT[ms[k]]})"
                      for k in claimable(g, frame[1]))
     return f"Claim a Milestone (R13.19-R13.21): {opts}"
 
@@ -311,7 +316,8 @@ def milestone_vp(g) -> list[int]:
     if not active(g):
         return out
     m = train_players(g)
-    claims, rounds = g.misc[CLAIMS], g.misc[CLAIM_ROUND]
+    ts = g.modstate[TRAINS]
+    claims, rounds = ts.claims, ts.claim_round
     for k in range(NUM_SPOTS):
         for p in range(n):
             place = claims[k * n + p]

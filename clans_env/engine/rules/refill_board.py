@@ -1,7 +1,7 @@
 """Industria, Export Contract Refill Board (player aid "Setup", "Phase 1: Preparation", "Building
 Bonus"; rules R1.1, R2.1, R9.1-R9.3 of docs/rules-index.md).
 
-``g.misc["refill"]`` holds the face-up contracts of the refill board, leftmost first (at most
+``RefillState.board`` (``g.modstate["refill_board"]``) holds the face-up contracts, leftmost first (at most
 ``D.REFILL_SLOTS``). They are public: ``determinize`` reshuffles only the unseen draw pile below.
 - Setup: every slot is filled from the top of the draw pile (R1.1).
 - Preparation: the Export board's empty boxes are filled from the refill board left to right (then
@@ -14,20 +14,31 @@ Bonus"; rules R1.1, R2.1, R9.1-R9.3 of docs/rules-index.md).
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import Module, register
+from ..modules import Module, Record, field, register
 
-#: g.misc key: the refill board's face-up contracts, leftmost first (not the Train map's Demand refill area,
-#: train_core.DEMAND_REFILL)
-CONTRACT_REFILL = "refill"
+NAME = "refill_board"
+
+
+class RefillState(Record):
+    """The refill board's state in a game (``g.modstate["refill_board"]``): ``board``, its face-up
+    contracts, leftmost first (not the Train map's Demand refill area, train_core.DEMAND_REFILL)."""
+    __slots__ = ("board",)
+    MISC = {"board": ("refill", [])}
+
+
+def board(g) -> list:
+    """The refill board's face-up contracts, leftmost first (empty without the module)."""
+    return field(g, NAME, "board")
 
 
 def top_up(g) -> None:
     """Fill the refill board's empty slots (on the right) from the top of the draw pile."""
-    board = list(g.misc.get(CONTRACT_REFILL, []))
-    need = D.REFILL_SLOTS - len(board)
-    board += g.pile[:need]
+    rec = g.modstate.get(NAME)
+    if rec is None:
+        rec = g.modstate[NAME] = RefillState([])
+    need = D.REFILL_SLOTS - len(rec.board)
+    rec.board = rec.board + g.pile[:need]
     del g.pile[:need]
-    g.misc[CONTRACT_REFILL] = board
     if g.pile_known > len(g.pile):
         g.pile_known = len(g.pile)
 
@@ -35,14 +46,15 @@ def top_up(g) -> None:
 @register
 class RefillBoard(Module):
     """The refill board as a module (hook points: ``engine/modules.py``)."""
-    name = "refill_board"
+    name = NAME
+    record = RefillState
 
     def setup(self, g) -> None:
         top_up(g)                                   # R1.1
 
     def contract_source(self, g):
-        return g.misc.get(CONTRACT_REFILL)          # None until setup filled it
+        return field(g, NAME, "board", None)        # None until setup filled it
 
     def display_refilled(self, g) -> None:
-        if CONTRACT_REFILL in g.misc:               # R2.1 (not in setup: R1.1 fills it after the Export board)
+        if NAME in g.modstate:                      # R2.1 (not in setup: R1.1 fills it after the Export board)
             top_up(g)

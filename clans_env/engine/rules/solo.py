@@ -5,19 +5,46 @@ still score by relative amounts, scoring.py), £16 per pass (turn.py), the solo 
 Settlement thresholds and the result band (scoring.py).
 
 Dice are chance events rolled with the game's own generator ``g.rng`` (so a seed replays
-them and ``Game.determinize`` resamples them); the latest rolls are kept in
-``g.misc["solo_dice"]`` as [good, price die, good, price die, ...] and every contract the
-die removed in ``g.misc["solo_removed"]``.
+them and ``Game.determinize`` resamples them); they are kept in a ``SoloState`` record
+(``g.modstate["solo"]``): the latest rolls in ``dice`` as [good, price die, good, price die, ...]
+(also the multi-player Market Phase of Variable prices, R2.6) and every contract the die removed
+in ``removed``.
 """
 from __future__ import annotations
 
 from .. import data as D
+from ..modules import RECORDS, Record, field
 from ..topology import bits
 from .common import move_price
 
 NEUTRAL = -2   # occupant value of a blocked space (neutral Worker / covered space)
-DICE = "solo_dice"
-REMOVED = "solo_removed"
+NAME = "solo"
+
+
+class SoloState(Record):
+    """The Market phase's latest rolls (``dice``) and the contracts its die removed (``removed``)."""
+    __slots__ = ("dice", "removed")
+    MISC = {"dice": ("solo_dice", []), "removed": ("solo_removed", [])}
+
+
+RECORDS[NAME] = SoloState
+
+
+def solo_state(g) -> SoloState:
+    """The record, made when first needed (a clone may share a read-only empty mapping: rebind it)."""
+    rec = g.modstate.get(NAME)
+    if rec is None:
+        rec = SoloState([], [])
+        g.modstate = {**g.modstate, NAME: rec}
+    return rec
+
+
+def removed_contracts(g) -> list:
+    return field(g, NAME, "removed")
+
+
+def market_dice(g) -> list:
+    return field(g, NAME, "dice")
 
 
 def setup_solo(g) -> None:
@@ -36,7 +63,7 @@ def setup_solo(g) -> None:
         if g.display[box] >= 0:
             g.pile.insert(0, g.display[box])
             g.display[box] = -1
-    g.misc[REMOVED] = []
+    solo_state(g)
 
 
 def bracket(step: int) -> int:
@@ -74,7 +101,7 @@ def market_phase(g) -> int:
         move_price(g, good, price_change(g.prices[good], die))
         changed.append(good)
         rolls += [good, die]
-    g.misc[DICE] = rolls
+    solo_state(g).dice = rolls
     return die
 
 
@@ -84,7 +111,7 @@ def remove_contract(g, die: int) -> None:
     cid = g.display[box]
     if cid >= 0:
         g.display[box] = -1
-        g.misc.setdefault(REMOVED, []).append(cid)
+        solo_state(g).removed.append(cid)
 
 
 def preparation(g) -> None:

@@ -3,7 +3,8 @@ docs/rules-index.md, with the Port tiles that use them (11: stack an animal; 16 
 the Train module: two moves).
 
 A second unit stands on a space already holding one of the same player's units; it is kept in
-``g.misc[STACKED]`` as a flat list, three ints per stacked space: ``space, unit, owner`` (the first
+``g.modstate[STACKED]`` (a ``common.SecondUnits``) as a flat list, three ints per stacked space: ``space,
+unit, owner`` (the first
 unit stays in ``occupant`` / ``unit_at``, so the base game's arrays and every rule that reads them are
 unchanged). rules/common.py owns that record (``stacked_unit``, ``place_second``, ``remove_second``: the
 one owner of occupancy); its ``remove_unit`` promotes the second unit when the first leaves (R4.6);

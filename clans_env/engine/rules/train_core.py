@@ -1,4 +1,4 @@
-"""Industria, the Train module's state keys and the small rules that trains.py, deliveries.py,
+"""Industria, the Train module's state record and the small rules that trains.py, deliveries.py,
 milestones.py and the Port tiles share (the layer under them: trains.py builds on deliveries.py,
 which builds on this; ``trains`` re-exports every name here). State layout: trains.py's docstring.
 """
@@ -7,14 +7,30 @@ from __future__ import annotations
 from .. import trainmap as TM
 from ..state import K_HOOK, K_STATION
 from ..topology import bits
-from .common import STATION, shipping_reach, stacked_unit
+from ..modules import Record
+from .common import TRAINS, shipping_reach, stacked_unit
 
-AT, MINI, TILT, DELIV = "tr_at", "tr_mini", "tr_tilt", "tr_deliv"
-MARKERS, DEMAND = "tr_markers", "tr_demand"       # the Milestone markers in stock; the Demand tiles (milestones.py too)
-BONUS, USED, DEMAND_REFILL, PILE, SOLO_DONE = "tr_bonus", "tr_used", "tr_refill", "tr_pile", "tr_solo_done"
-#: the Demand tiles' refill area (R1.10, R2.4; not the Export contract refill board, refill_board.CONTRACT_REFILL);
-#: its older name, still read by train_views.py
-REFILL = DEMAND_REFILL
+
+class TrainState(Record):
+    """The Train module's state in a game (``g.modstate["trains"]``, also for the Milestone variants without
+    trains): the fields of trains.py's docstring (Train map, Demand tiles, stations), milestones.py's
+    (``ms``, ``claims``, ``claim_round``) and deliveries.py's (``below``, ``reserved``, ``discarded``).
+    ``demand_refill`` is the Demand tiles' refill area (R1.10, R2.4), not the Export contract refill board
+    (refill_board.py). A field the game has not (``mini`` without Mini-trains, ...) is None."""
+    __slots__ = ("at", "mini", "tilt", "deliv", "markers", "station", "bonus", "demand", "used", "demand_refill",
+                 "pile", "solo_done", "ms", "claims", "claim_round", "below", "reserved", "discarded")
+    MISC = {"at": ("tr_at", None), "mini": ("tr_mini", None), "tilt": ("tr_tilt", None),
+            "deliv": ("tr_deliv", None), "markers": ("tr_markers", None), "station": ("tr_station", None),
+            "bonus": ("tr_bonus", None), "demand": ("tr_demand", None), "used": ("tr_used", None),
+            "demand_refill": ("tr_refill", None), "pile": ("tr_pile", None), "solo_done": ("tr_solo_done", None),
+            "ms": ("tr_ms", None), "claims": ("tr_claims", None), "claim_round": ("tr_claim_round", None),
+            "below": ("tr_below", []), "reserved": ("reserved", []), "discarded": ("tr_discarded", [])}
+
+    def __init__(self, *values):
+        if not values:      # a new game's: setup fills the parts it has
+            values = (None,) * 15 + ([], [], [])
+        super().__init__(*values)
+
 #: the main decision's index for the Train action (R13.1)
 #: offset of a Mini-train location in train_place / train_move answers (2-player side, <= 16 locations)
 MINI_OFFSET = 16
@@ -50,17 +66,17 @@ def solo(g) -> bool:
 
 def demand_spot_tile(g, loc: int) -> tuple[int, int]:
     s = side(g).demand_spot[loc]
-    return s, g.misc[DEMAND][s]
+    return s, g.modstate[TRAINS].demand[s]
 
 
 # ---- the Delivery track and the Train station (R13.11, R13.14-R13.18) ----------------------------------
 def take_track_marker(g, p: int) -> None:
     """R13.11: the leftmost marker of p's Delivery track: a Milestone marker to stock (R13.19), and the 5th
     the Train station, placed at once (R13.14). Also Port tile 17's Train half (R13.18)."""
-    deliv = g.misc[DELIV]
+    deliv = g.modstate[TRAINS].deliv
     deliv[p] += 1
     if deliv[p] <= TM.MARKERS:
-        g.misc[MARKERS][p] += 1
+        g.modstate[TRAINS].markers[p] += 1
     elif deliv[p] == TM.STATION_AFTER:
         g.stack.append((K_HOOK, p, "train_station"))
 
@@ -69,7 +85,7 @@ def station_targets(g, p: int) -> int:
     """R13.15: land spaces in p's reach with another player's unit, no station yet, not adjacent to a
     space with a station."""
     topo = g.topo
-    stations = [s for s in g.misc[STATION] if s >= 0]
+    stations = [s for s in g.modstate[TRAINS].station if s >= 0]
     near = 0
     for s in stations:
         near |= 1 << s
@@ -95,7 +111,8 @@ def offer_station_first(g, p: int) -> None:
     of the stack and the ``train_station`` hook under it; when a space qualifies now, the player may place
     the station now (space:<s>, before the bonus) or ``done`` (after it, the hook). With no space now,
     "before" would only discard it (R13.17), so the station waits for after the bonus (T7)."""
-    if g.misc[DELIV][p] == TM.STATION_AFTER and g.misc[STATION][p] == -1 and station_targets(g, p) and \
+    ts = g.modstate[TRAINS]
+    if ts.deliv[p] == TM.STATION_AFTER and ts.station[p] == -1 and station_targets(g, p) and \
             any(f[0] == K_HOOK and f[1] == p and f[2] == "train_station" for f in g.stack[-3:]):
         g.stack.append((K_STATION, p, 1))
 

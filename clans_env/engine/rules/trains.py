@@ -2,7 +2,9 @@
 R15.2-R15.7, R17.2-R17.5 of docs/rules-index.md). Milestones are in milestones.py, the 24
 Delivery bonuses in deliveries.py, the static map in ../trainmap.py.
 
-State (``g.misc``, flat lists of ints; cloned and saved with the rest of ``misc``):
+State: one ``train_core.TrainState`` in ``g.modstate["trains"]`` (its fields, flat lists of ints; None where
+the game has not that part: ``mini`` without Mini-trains, ``solo_done`` in a multi-player game, ``at`` ... in
+the Milestone variants without trains):
 
 - ``tr_at`` / ``tr_mini``: each player's Train / Mini-train location (-1 = not placed; Mini-trains in
   2-player games only, R15.2); ``tr_tilt``: 1 once the Train is exhausted this round (R13.13).
@@ -29,11 +31,10 @@ from ..state import K_HOOK, K_STATION, K_TRAIN_MOVE, K_TRAIN_PLACE
 from ..topology import bits
 from . import deliveries as DL
 from . import milestones as MS
-from .common import STATION, shipping_reach  # noqa: F401 (re-exported)
+from .common import TRAINS, shipping_reach  # noqa: F401 (re-exported)
 from .registry import apply_for, describe_for, hook, legal_for
 from .train_core import (  # noqa: F401 (re-exported: trains.X names each part of the Train module)
-    AT, BONUS, DELIV, DEMAND, DEMAND_REFILL, MARKERS, MINI, MINI_OFFSET, MINITRAIN, PILE, REFILL, SOLO_DONE,
-    STATION_AFTER_TRACK, TILT, TRAIN, USED, demand_spot_tile, has_minis, offer_station_first, on, side, solo,
+    MINI_OFFSET, MINITRAIN, STATION_AFTER_TRACK, TRAIN, TrainState, demand_spot_tile, has_minis, offer_station_first, on, side, solo,
     station_targets, take_track_marker, train_players)
 from .deliveries import IMPLEMENTED, demand_payments
 from .milestones import milestone_vp, setup_milestones
@@ -48,23 +49,24 @@ def setup(g) -> None:
     n = g.num_players
     bonuses = [b for b in TM.DELIVERY_BONUSES if b in IMPLEMENTED]   # the modelled tiles (deliveries.py)
     rng.shuffle(bonuses)
-    g.misc[BONUS] = bonuses[:sd.num_locations]
+    ts = g.modstate[TRAINS] = TrainState()
+    ts.bonus = bonuses[:sd.num_locations]
     setup_milestones(g)
     pile = list(TM.DEMAND_TILES)
     rng.shuffle(pile)
-    g.misc[DEMAND] = [pile.pop(0) for _ in range(sd.num_demand_spots)]
-    g.misc[USED] = [0] * sd.num_demand_spots
-    g.misc[DEMAND_REFILL] = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
-    g.misc[PILE] = pile
-    g.misc[AT] = [-1] * n
+    ts.demand = [pile.pop(0) for _ in range(sd.num_demand_spots)]
+    ts.used = [0] * sd.num_demand_spots
+    ts.demand_refill = [pile.pop(0) for _ in range(TM.REFILL_SLOTS[train_players(g)])]
+    ts.pile = pile
+    ts.at = [-1] * n
     if has_minis(g):
-        g.misc[MINI] = [-1] * n
-    g.misc[TILT] = [0] * n
-    g.misc[DELIV] = [0] * n
-    g.misc[MARKERS] = [0] * n
-    g.misc[STATION] = [-1] * n
+        ts.mini = [-1] * n
+    ts.tilt = [0] * n
+    ts.deliv = [0] * n
+    ts.markers = [0] * n
+    ts.station = [-1] * n
     if solo(g):
-        g.misc[SOLO_DONE] = [0] * sd.num_locations
+        ts.solo_done = [0] * sd.num_locations
 
 
 def placement_frames(g) -> list:
@@ -83,9 +85,9 @@ def placement_frames(g) -> list:
 
 
 def occupied_locations(g) -> set:
-    out = {x for x in g.misc[AT] if x >= 0}
+    out = {x for x in g.modstate[TRAINS].at if x >= 0}
     if has_minis(g):
-        out |= {x for x in g.misc[MINI] if x >= 0}
+        out |= {x for x in g.modstate[TRAINS].mini if x >= 0}
     return out
 
 
@@ -107,10 +109,11 @@ def apply_train_place(g, frame, action: int) -> None:
     if which == -1:
         piece, loc = (MINITRAIN, k - MINI_OFFSET) if k >= MINI_OFFSET else (TRAIN, k)
     elif which == 2:
-        piece, loc = (MINITRAIN if g.misc[AT][p] >= 0 else TRAIN), k
+        piece, loc = (MINITRAIN if g.modstate[TRAINS].at[p] >= 0 else TRAIN), k
     else:
         piece, loc = TRAIN, k
-    g.misc[MINI if piece == MINITRAIN else AT][p] = loc
+    ts = g.modstate[TRAINS]
+    (ts.mini if piece == MINITRAIN else ts.at)[p] = loc
 
 
 @describe_for(K_TRAIN_PLACE)
@@ -119,7 +122,7 @@ def describe_train_place(g, frame) -> str:
     if frame[2] == -1:
         return (f"Place your Train (choose:<town>) or your Mini-train (choose:{MINI_OFFSET}+<town>) on a free Town "
                 f"(R1.13); towns: " + ", ".join(f"{t}={sd.ids[t]}" for t in sd.towns))
-    what = "Mini-train" if frame[2] == 2 and g.misc[AT][frame[1]] >= 0 else "Train"
+    what = "Mini-train" if frame[2] == 2 and g.modstate[TRAINS].at[frame[1]] >= 0 else "Train"
     return f"Place your {what} on a free Town (choose:<town>; R1.12): " + ", ".join(f"{t}={sd.ids[t]}" for t in sd.towns)
 
 
@@ -128,7 +131,8 @@ def preparation(g) -> None:
     """R2.2 discard the used Demand tiles; R2.3 refill Cities first, then Towns, from the leftmost tile of the
     refill area, lowest-numbered spot upward; R2.4 slide and top up the refill area; R2.5 Trains upright."""
     sd = side(g)
-    demand, used, refill, pile = g.misc[DEMAND], g.misc[USED], g.misc[DEMAND_REFILL], g.misc[PILE]
+    ts = g.modstate[TRAINS]
+    demand, used, refill, pile = ts.demand, ts.used, ts.demand_refill, ts.pile
     for s in range(sd.num_demand_spots):
         if used[s]:
             demand[s] = 0
@@ -140,7 +144,7 @@ def preparation(g) -> None:
             demand[s] = refill.pop(0)
     while len(refill) < TM.REFILL_SLOTS[train_players(g)] and pile:
         refill.append(pile.pop(0))
-    tilt = g.misc[TILT]
+    tilt = g.modstate[TRAINS].tilt
     for p in range(g.num_players):
         tilt[p] = 0
 
@@ -160,12 +164,12 @@ def tunnel_open(g, p: int, a: int, b: int) -> bool:
 def others_on(g, p: int) -> dict:
     """Location -> the other players' pieces there, as a bit set (bit 2q: q's Train, 2q + 1: q's Mini-train).
     R13.5 / R15.7: the fee counts each piece met once, so a movement's fee is the bits of its locations."""
-    misc = g.misc
+    ts = g.modstate[TRAINS]
     occupied: dict = {}
-    for q, x in enumerate(misc[AT]):
+    for q, x in enumerate(ts.at):
         if q != p and x >= 0:
             occupied[x] = occupied.get(x, 0) | 1 << 2 * q
-    minis = misc.get(MINI)
+    minis = ts.mini
     if minis:
         for q, x in enumerate(minis):
             if q != p and x >= 0:
@@ -189,7 +193,7 @@ def can_deliver(g, p: int, loc: int) -> bool:
     _, tile = demand_spot_tile(g, loc)
     if not tile:
         return False
-    solo_done = g.misc.get(SOLO_DONE)
+    solo_done = g.modstate[TRAINS].solo_done
     if solo_done and solo_done[loc]:
         return False
     return bool(demand_payments(g, p, tile))
@@ -198,8 +202,8 @@ def can_deliver(g, p: int, loc: int) -> bool:
 def deliverable(g, p: int) -> int:
     """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set."""
     sd = side(g)
-    demand = g.misc[DEMAND]
-    solo_done = g.misc.get(SOLO_DONE)
+    demand = g.modstate[TRAINS].demand
+    solo_done = g.modstate[TRAINS].solo_done
     have = g.players[p].goods
     port = 16 in g.port_tiles and DL.port16_slot(g, p) >= 0
     out = 0
@@ -242,9 +246,9 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     R13.5/R15.7: £3 per other player's piece on a location passed or reached, each piece once, and no move
     into a location p cannot pay for; a Train ends where it can deliver (R13.8), never where it started or
     on p's other piece."""
-    misc = g.misc
-    at = misc[AT]
-    minis = misc.get(MINI)             # 2-player Train games only (R15.2; with Automas: two players, A14)
+    ts = g.modstate[TRAINS]
+    at = ts.at
+    minis = ts.mini             # 2-player Train games only (R15.2; with Automas: two players, A14)
     if piece == MINITRAIN:
         start, other = minis[p], at[p]
     else:
@@ -257,7 +261,7 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     money = g.players[p].money
     occupied = others_on(g, p)
     n = g.num_players
-    claims = misc[MS.CLAIMS]
+    claims = ts.claims
     unlocked = 0                        # Milestone spots p claimed: their City or Tunnel is open for p
     for k in range(MS.NUM_SPOTS):
         if claims[k * n + p]:
@@ -292,9 +296,9 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     """R13.1/R13.8: the Train is on the map and upright (``extra``: the Tunnel's additional action, tilted or
     not, R13.6), and some movement ends where it can deliver. 2 players (R15.4 "in either order"): also when
     only the Mini-train moving first frees the Train's way (its location, R15.5; T5)."""
-    misc = g.misc
-    start = misc[AT][p]
-    if start < 0 or (misc[TILT][p] and not extra):
+    ts = g.modstate[TRAINS]
+    start = ts.at[p]
+    if start < 0 or (ts.tilt[p] and not extra):
         return False
     ends = deliverable(g, p)
     if not ends & side(g).within_two[start]:      # the cheap test first: nothing deliverable within reach
@@ -347,7 +351,7 @@ def mini_paths(g, p: int, first_only: bool = False) -> list:
     """Mini-train moves made before the Train's: only those after which the Train can still deliver
     (R13.8: a Train action always delivers; T5)."""
     out = []
-    mini = g.misc[MINI]
+    mini = g.modstate[TRAINS].mini
     start, money = mini[p], g.players[p].money
     for path in paths(g, p, MINITRAIN):
         mini[p] = path[1]
@@ -397,9 +401,9 @@ def finish_move(g, p: int, piece: int, path) -> None:
     mid, dest, f, tunnel = path
     g.players[p].money -= f
     if piece == MINITRAIN:
-        g.misc[MINI][p] = dest          # R13.7: a Mini-train never grants the extra action
+        g.modstate[TRAINS].mini[p] = dest          # R13.7: a Mini-train never grants the extra action
         return
-    g.misc[AT][p] = dest
+    g.modstate[TRAINS].at[p] = dest
     stack = g.stack
     if stack and stack[-1] == (K_HOOK, p, "train_other", MINITRAIN):
         stack.insert(len(stack) - 1, (K_HOOK, p, "train_deliver", dest, int(tunnel)))
@@ -434,19 +438,19 @@ def describe_train_move(g, frame) -> str:
                 f"(choose:{MINI_OFFSET}+<location>), one location along a track (R15.4){decline}")
     what = "Mini-train" if piece == MINITRAIN else "Train"
     if first < 0:
-        return (f"Train action: move your {what} from {sd.ids[g.misc[MINI if piece else AT][p]]} one location along "
+        return (f"Train action: move your {what} from {sd.ids[(g.modstate[TRAINS].mini if piece else g.modstate[TRAINS].at)[p]]} one location along "
                 f"a track (choose:<location>; £{TM.PASS_FEE} per other Train met, R13.5){decline}")
     return f"Train action: your {what} is passing {sd.ids[first]}; continue (choose:<location>) or stop there (done)"
 
 
 @hook("train_station")
 def train_station(g, p: int) -> None:
-    if g.misc[STATION][p] != -1:         # placed before the Delivery bonus (R13.14)
+    if g.modstate[TRAINS].station[p] != -1:         # placed before the Delivery bonus (R13.14)
         return
     if station_targets(g, p):
         g.stack.append((K_STATION, p))
     else:
-        g.misc[STATION][p] = -2          # R13.17: back to the box
+        g.modstate[TRAINS].station[p] = -2          # R13.17: back to the box
 
 
 @legal_for(K_STATION)
@@ -465,7 +469,7 @@ def apply_station(g, frame, action: int) -> None:
     g.stack.pop()
     if action == DONE:                   # after the Delivery bonus (the train_station hook, R13.14)
         return
-    g.misc[STATION][p] = action - SPACE
+    g.modstate[TRAINS].station[p] = action - SPACE
     g.players[p].reach = -1
 
 
@@ -481,9 +485,10 @@ def describe_station(g, frame) -> str:
 
 def station_spaces(g) -> dict:
     """{space: owner} of the Train stations on the map."""
-    if STATION not in g.misc:
+    ts = g.modstate.get(TRAINS)
+    if ts is None or ts.station is None:
         return {}
-    return {s: p for p, s in enumerate(g.misc[STATION]) if s >= 0}
+    return {s: p for p, s in enumerate(ts.station) if s >= 0}
 
 
 # ---- final scoring (R14.2-R14.4, R17.4-R17.5) ----------------------------------------------------------
@@ -501,7 +506,7 @@ def score_lines(g) -> list[dict]:
             continue
         row = {}
         if on(g):
-            k = g.misc[DELIV][p]
+            k = g.modstate[TRAINS].deliv[p]
             row["delivery_track"] = TM.DELIVERY_TRACK_VP[min(k, len(TM.DELIVERY_TRACK_VP)) - 1] if k else 0
         row["milestones"] = ms[p]
         if on(g) and n == 1:
@@ -514,7 +519,8 @@ def score_lines(g) -> list[dict]:
 class Trains(Module):
     """The Train module (R1.8-R1.13, R13, R14.2-R14.4, R15.2-R15.7; deliveries.py, milestones.py), and the
     Milestone variants without it (R16.2-R16.4), as a module (hook points: ``engine/modules.py``)."""
-    name = "trains"
+    name = TRAINS
+    record = TrainState
 
     def setup(self, g) -> None:
         if g.config.trains:                     # the Train map's tiles (R1.9-R1.11)

@@ -3,7 +3,7 @@ rules R16.1 and R2.6 of docs/rules-index.md).
 
 - Setup, after the Price markers are placed: the Price die is rolled once for each Good, in the
   order of ``data.GOODS``; +1 or -1 leaves the marker, +2 / +3 moves it up one step, -2 / -3 down one
-  step (R16.1). The rolls are kept in ``g.misc["price_dice"]``.
+  step (R16.1). The rolls are kept in ``PriceDiceState.dice`` (``g.modstate["variable_prices"]``).
 - "From round 2 onward, also run the Market Phase to shift prices" (A135, R2.6): in Preparation the
   solo game's Market Phase runs (three different Goods, the brackets), without the solo game's
   contract removal, which belongs to the solo Export board (rules-interpretations.md).
@@ -12,11 +12,23 @@ Dice come from the game's own generator, so a seed replays them and ``determiniz
 from __future__ import annotations
 
 from .. import data as D
-from ..modules import define
+from ..modules import Record, define, field
 from .common import move_price
 from .solo import market_phase
 
-DICE = "price_dice"
+NAME = "variable_prices"
+
+
+class PriceDiceState(Record):
+    """The module's state in a game: ``dice``, the Price die's starting roll per Good (``data.GOODS`` order)."""
+    __slots__ = ("dice",)
+    MISC = {"dice": ("price_dice", [])}
+    SHARED = True           # rolled in setup only
+
+
+def starting_dice(g) -> list:
+    """The starting rolls per Good (empty without the module)."""
+    return field(g, NAME, "dice")
 
 
 def roll_starting_prices(g) -> None:
@@ -25,7 +37,7 @@ def roll_starting_prices(g) -> None:
         die = D.SOLO_PRICE_DIE[g.rng.randrange(len(D.SOLO_PRICE_DIE))]
         move_price(g, good, D.VARIABLE_PRICE_STEPS[die])
         rolls.append(die)
-    g.misc[DICE] = rolls
+    g.modstate[NAME] = PriceDiceState(rolls)
 
 
 def preparation(g) -> None:
@@ -34,5 +46,5 @@ def preparation(g) -> None:
         market_phase(g)
 
 
-define("variable_prices", "Variable Starting Market Prices (R16.1, R2.6) as a module (hook points: "
-       "``engine/modules.py``).", setup=roll_starting_prices, after_prepare_round=preparation)
+define(NAME, "Variable Starting Market Prices (R16.1, R2.6) as a module (hook points: "
+       "``engine/modules.py``).", record=PriceDiceState, setup=roll_starting_prices, after_prepare_round=preparation)
