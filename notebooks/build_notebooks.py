@@ -632,7 +632,8 @@ def play(job):
     \"\"\"One game: random play (seeded) or the noisy heuristic in every seat; what each player did.\"\"\"
     seed, config, spec = job
     g = Game(GameConfig(num_players=PLAYERS, seed=seed, **config))
-    bonus_tiles = [t for t in g.misc.get("tr_bonus", []) if t]     # drawn onto the train map (R1.9)
+    trains = g.modstate.get("trains")                     # the Train module's record (docs/architecture.md)
+    bonus_tiles = [t for t in (trains.bonus if trains else None) or [] if t]     # drawn onto the train map (R1.9)
     rng = random.Random(seed)
     bots = None if spec == "random" else [agents.make(spec, seed=seed * 10 + p) for p in range(PLAYERS)]
     bonuses = [Counter() for _ in range(PLAYERS)]        # Delivery bonus parts taken, by tile
@@ -650,13 +651,14 @@ def play(job):
             glory, rnd = [pl.glory for pl in g.players], g.round
     scores = g.final_scores()
     claims = [[] for _ in range(PLAYERS)]
-    for spot, tile in enumerate(g.misc.get("tr_ms", [])):                 # Milestones claimed (R13.19)
+    milestone_tiles = list((trains.ms if trains else None) or [])
+    for spot, tile in enumerate(milestone_tiles):                      # Milestones claimed (R13.19)
         for p in range(PLAYERS):
-            if g.misc["tr_claims"][spot * PLAYERS + p]:
+            if trains.claims[spot * PLAYERS + p]:
                 claims[p].append(tile)
     return {"seed": seed, "scores": scores, "winner": [row["rank"] == 1 for row in scores],
             "bonuses": bonuses, "bonus_tiles": bonus_tiles, "milestones": claims,
-            "milestone_tiles": list(g.misc.get("tr_ms", [])), "port_tiles": list(g.port_tiles),
+            "milestone_tiles": milestone_tiles, "port_tiles": list(g.port_tiles),
             "ports_used": [[t for k, t in enumerate(g.port_tiles) if pl.ports_used >> k & 1] for pl in g.players],
             "scoring_tiles": list(g.scoring_tiles), "tile_glory": tile_glory, "history": list(g.history)}
 
@@ -861,9 +863,9 @@ draw_side(TM.side_for(PLAYERS), ax, game)
 ax.set_title(f"Train map at the end of heuristic game {seed} (red, blue, green: players 0, 1, 2)")
 plt.show()
 for p, row in enumerate(game.final_scores()):
-    print(f"player {p}: {game.misc['tr_deliv'][p]} deliveries, delivery_track {row['delivery_track']} VP, "
+    print(f"player {p}: {game.modstate['trains'].deliv[p]} deliveries, delivery_track {row['delivery_track']} VP, "
           f"milestones {row['milestones']} VP, total {row['total']} VP (rank {row['rank']})")
-print("Milestones on the map:", {t: TM.MILESTONE_TEXT[t] for t in game.misc["tr_ms"]})
+print("Milestones on the map:", {t: TM.MILESTONE_TEXT[t] for t in game.modstate["trains"].ms})
 """),
     md("""
 To look at one game move by move: `game.record()` saves it and `clans replay` steps through it;
