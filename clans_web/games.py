@@ -11,7 +11,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from clans_env import Game, GameConfig, IllegalActionError
-from clans_env.engine.records import write_record
+from clans_env.engine.records import take_back, write_record
 from clans_env.engine.views import automa_record
 
 from .views import PLAYER_COLOURS, frame, legal_moves, map_svg
@@ -153,21 +153,15 @@ class WebGame:
         """Take back the human's last decision and the bots' since; returns the decisions taken back."""
         if version != self.version:
             raise MoveError(f"stale undo: sent at decision {version}, the game is at decision {self.version}", 409)
-        history = self.game.history
-        g = Game(self.game.config)
-        last = None
-        for i, a in enumerate(history):
-            if g.current_player == self.human:
-                last = i
-            g.apply(a)
-        if last is None:
-            raise MoveError("nothing to undo: you have not made a decision yet", 409)
-        self.game = Game.replay(self.game.config, history[:last])
+        try:
+            self.game, undone = take_back(self.game, self.human)
+        except ValueError as e:
+            raise MoveError(str(e), 409) from None
         for bot in self.bots.values():
             bot.reset()
         self.bot_moves = []
-        self.log = self.log[:last]
-        return len(history) - last
+        self.log = self.log[:self.version]
+        return undone
 
     def state(self, with_map: bool = False) -> dict:
         g = self.game
