@@ -116,9 +116,12 @@ def test_an_illegal_action_on_an_unbuilt_list_raises_and_changes_nothing():
 
 def test_place_has_legal_is_false_exactly_when_no_space_is_legal():
     """A placement frame with no target space (none happens in random play, so built here) is
-    empty for ``has_legal`` as for the list, and ``_advance`` pops it; with a target it is pending."""
+    empty for ``has_legal`` as for the list, and ``_advance`` pops it; with a target it is pending.
+    (An Expand's placement, PLACE_EXPAND, is pushed only by the main decision for a unit type with a
+    target, so its ``has_legal`` answers True without looking; the random games above check that claim
+    at every such frame.)"""
     from clans_env.engine.actions import SPACE
-    from clans_env.engine.state import K_PLACE, PLACE_CLAN, PLACE_EXPAND
+    from clans_env.engine.state import K_PLACE, PLACE_CLAN, PLACE_FREE
     g = Game(GameConfig(num_players=2, seed=2))
     while g.decision_kind != "main":
         g.apply(g.legal_actions()[0])
@@ -127,7 +130,7 @@ def test_place_has_legal_is_false_exactly_when_no_space_is_legal():
     poor = g.clone()
     poor.players[p].money = 0
     cases = [(g, (K_PLACE, p, 0, PLACE_CLAN, 0), False), (g, (K_PLACE, p, 0, PLACE_CLAN, 1 << free), True),
-             (poor, (K_PLACE, p, 0, PLACE_EXPAND), False), (g, (K_PLACE, p, 0, PLACE_EXPAND), True)]
+             (poor, (K_PLACE, p, 0, PLACE_FREE), False), (g, (K_PLACE, p, 0, PLACE_FREE), True)]
     for state, frame, pending in cases:
         assert R.HAS_LEGAL[K_PLACE](state, frame) is pending
         assert bool(R.LEGAL[K_PLACE](state, frame)) is pending

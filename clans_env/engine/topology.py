@@ -37,13 +37,20 @@ def bits(mask: int):
 _BYTE_BITS = tuple(tuple(tuple(8 * k + i for i in range(8) if b >> i & 1) for b in range(256)) for k in range(16))
 
 
-def bit_list(mask: int) -> list[int]:
+def offset_table(offset: int) -> tuple:
+    """``bit_list``'s table with ``offset`` added to every position (``bit_list(mask, offset_table(SPACE))``:
+    the action indices of a space set without a second pass)."""
+    return tuple(tuple(tuple(offset + s for s in positions) for positions in row) for row in _BYTE_BITS)
+
+
+def bit_list(mask: int, table: tuple = _BYTE_BITS) -> list[int]:
     """``list(bits(mask))`` for a space set, a byte at a time: faster than ``bits`` for the dozens of
-    spaces a placement can target (a legal list of its own)."""
+    spaces a placement can target (a legal list of its own); ``table``: ``offset_table(k)`` for the
+    positions plus k."""
     out: list[int] = []
     for k, byte in enumerate(mask.to_bytes(16, "little")):
         if byte:
-            out += _BYTE_BITS[k][byte]
+            out += table[k][byte]
     return out
 
 
@@ -66,11 +73,18 @@ def components(mask: int, adjacency) -> list[int]:
     return comps
 
 
+@lru_cache(maxsize=64)
+def adjacency_masks(board: Board) -> tuple[int, ...]:
+    """Per space, the bit set of spaces adjacent to it (rivers do not matter; ``Topology.neighbours``
+    leaves out the spaces across a river)."""
+    return tuple(sum(1 << t for t in board.adjacent[s]) for s in range(board.num_spaces))
+
+
 class Topology:
     __slots__ = ("board", "num_players", "num_spaces", "active", "land_mask", "loch_mask", "port_mask",
                  "unit_mask", "cost", "cost_le", "border", "delta", "neighbours", "reach", "port_space",
                  "central_loch", "mist", "labels", "cost56", "along_river", "next_to_loch", "market_sites",
-                 "port_spaces")
+                 "port_spaces", "unit_groups", "adjacent")
 
     def __init__(self, board: Board, num_players: int):
         self.board = board
@@ -100,6 +114,16 @@ class Topology:
             else:  # Fishermen: lochs and port tiles (Clan MacDonald)
                 um.append(self.loch_mask | self.port_mask)
         self.unit_mask = tuple(um)
+        # runs of consecutive unit types on the same land (the six on grass, ...), in unit order:
+        # (their mask, their unit types), so Expand's legality intersects each land mask once
+        groups: list = []
+        for u, m in enumerate(um):
+            if groups and groups[-1][0] == m:
+                groups[-1][1].append(u)
+            else:
+                groups.append((m, [u]))
+        self.unit_groups = tuple((m, tuple(units)) for m, units in groups)
+        self.adjacent = adjacency_masks(board)
         self.neighbours = tuple(sum(1 << t for t in board.neighbours[s]) & self.active for s in range(n))
         self.reach = tuple(tuple(self._reach(s, level) & self.active for s in range(n))
                            for level in range(D.MAX_SHIPPING + 1))

@@ -142,8 +142,15 @@ class Clan:
         return -1
 
     # ---- costs ---------------------------------------------------------------------
+    #: each unit type's cost when it never changes in play (Expand's legality reads it without a call per
+    #: unit); ``register`` sets None for a clan that overrides ``unit_cost`` without declaring its own tuple
+    unit_costs: tuple | None = D.UNIT_COST
+    #: fixed ``unit_costs``, no placement discount, no ``restricts_targets`` (set by ``register``): Expand's
+    #: legality and costs take their short path
+    plain_costs = True
+
     def unit_cost(self, game, p: int, unit: int) -> int:
-        return D.UNIT_COST[unit]
+        return self.unit_costs[unit]
 
     def placement_discount(self, game, p: int, space: int) -> int:
         """Money off the total cost of placing a unit on ``space``."""
@@ -348,5 +355,10 @@ CLANS: dict[str, Clan] = {}
 
 
 def register(cls):
+    if cls.unit_cost is not Clan.unit_cost and not cls.__dict__.get("unit_costs"):
+        cls.unit_costs = None           # a cost that varies in play: ask ``unit_cost`` each time
+    cls.plain_costs = (cls.unit_costs is not None and not cls.restricts_targets
+                       and cls.discount_spaces is Clan.discount_spaces
+                       and cls.placement_discount is Clan.placement_discount)
     CLANS[cls.name] = cls()
     return cls

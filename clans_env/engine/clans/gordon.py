@@ -59,8 +59,7 @@ class Gordon(Clan):
         game.players[p].extra[MADE] = 0
 
     # ---- R18.G1 ------------------------------------------------------------------------
-    def unit_cost(self, game, p: int, unit: int) -> int:
-        return D.GORDON_FIELD_COST if unit == D.FIELD else D.UNIT_COST[unit]
+    unit_costs = tuple(D.GORDON_FIELD_COST if u == D.FIELD else cost for u, cost in enumerate(D.UNIT_COST))
 
     def production_per_unit(self, game, p: int, unit: int, base: int) -> int:
         return base + D.GORDON_EXTRA_GRAIN if unit == D.FIELD else base

@@ -21,12 +21,10 @@
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 from .. import data as D
 from ..actions import SPACE
 from ..state import K_CLAN
-from ..topology import bits
+from ..topology import adjacency_masks, bits  # noqa: F401 (adjacency_masks: MacGregor, Mackintosh import it here)
 from .base import Clan, register
 from ..rules.common import place_unit, remove_unit
 
@@ -34,12 +32,6 @@ ROW = "row"
 WORKER_TYPES = (D.WOODCUTTER, D.MINER, D.FISHERMAN)
 #: the Workers of a Player board: all of them are MacDonald's pool
 POOL = D.UNITS_PER_PLAYER[D.WOODCUTTER] + D.UNITS_PER_PLAYER[D.MINER]
-
-
-@lru_cache(maxsize=64)
-def adjacency_masks(board) -> tuple[int, ...]:
-    """Per space, the bit set of spaces adjacent to it (rivers do not matter)."""
-    return tuple(sum(1 << t for t in board.adjacent[s]) for s in range(board.num_spaces))
 
 
 def fishermen(game, p: int) -> int:
@@ -57,7 +49,7 @@ def fishermen(game, p: int) -> int:
 def near_fishermen(game, p: int, except_space: int = -1, fish: int = -1) -> int:
     """Spaces adjacent to p's Fishermen (other than one on ``except_space``); ``fish``: p's Fishermen
     when the caller has them already."""
-    adj = adjacency_masks(game.board)
+    adj = game.topo.adjacent
     out = 0
     for s in bits(fishermen(game, p) if fish == -1 else fish):
         if s != except_space:
@@ -77,8 +69,7 @@ def fisherman_spaces(game, p: int) -> int:
 
 
 def row_targets(game, p: int, space: int, fish: int = -1) -> int:
-    adj = adjacency_masks(game.board)
-    return adj[space] & water_spaces(game) & ~game.occupied & ~near_fishermen(game, p, space, fish)
+    return game.topo.adjacent[space] & water_spaces(game) & ~game.occupied & ~near_fishermen(game, p, space, fish)
 
 
 def rebalance(pl) -> None:
@@ -120,8 +111,7 @@ class MacDonald(Clan):
     def target_mask(self, game, p: int, unit: int) -> int:
         return fisherman_spaces(game, p) if unit == D.FISHERMAN else -1
 
-    def unit_cost(self, game, p: int, unit: int) -> int:
-        return D.MACDONALD_WORKER_COST if unit in WORKER_TYPES else D.UNIT_COST[unit]
+    unit_costs = tuple(D.MACDONALD_WORKER_COST if u in WORKER_TYPES else cost for u, cost in enumerate(D.UNIT_COST))
 
     def worker_income(self, game, p: int, unit: int) -> int:
         return D.MACDONALD_WORKER_INCOME
@@ -145,6 +135,8 @@ class MacDonald(Clan):
         if game.turn.get("rowed"):
             return []
         fish = fishermen(game, p)
+        if not fish:
+            return []
         return [SPACE + s for s in bits(fish) if row_targets(game, p, s, fish)]
 
     def apply_main(self, game, p: int, action: int) -> bool:

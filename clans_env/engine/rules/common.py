@@ -84,8 +84,11 @@ def placement_cost(g, p: int, unit: int, space: int, free_land: bool) -> int:
     """Unit cost plus land cost (rulebook, 3. Expand), less clan discounts, never below 0."""
     if g.occupant[space] == -2:          # a space p reserved (Delivery bonus 19): no land cost
         free_land = True
-    cost = unit_cost(g, p, unit) + (0 if free_land else g.topo.cost[space])
-    cost -= g.clans[p].placement_discount(g, p, space)
+    clan = g.clans[p]
+    if clan.plain_costs:
+        return clan.unit_costs[unit] + (0 if free_land else g.topo.cost[space])
+    cost = clan.unit_cost(g, p, unit) + (0 if free_land else g.topo.cost[space])
+    cost -= clan.placement_discount(g, p, space)
     return cost if cost > 0 else 0
 
 
@@ -111,13 +114,25 @@ def affordable_spaces(g, p: int, unit: int, free_land: bool) -> int:
 
 def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     """Spaces where p may Expand with ``unit`` now: in reach, empty, matching land, affordable."""
-    if g.players[p].units_left[unit] <= 0:
+    pl = g.players[p]
+    if pl.units_left[unit] <= 0:
         return 0
-    mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & affordable_spaces(g, p, unit, free_land)
+    clan = g.clans[p]
+    if clan.plain_costs:        # affordable_spaces without a discount (a Fisherman pays no land cost)
+        budget = pl.money - clan.unit_costs[unit]
+        if budget < 0:
+            allowed = 0
+        elif free_land or unit == D.FISHERMAN:
+            allowed = -1
+        else:
+            cost_le = g.topo.cost_le
+            allowed = cost_le[budget] if budget < len(cost_le) else cost_le[-1]
+    else:
+        allowed = affordable_spaces(g, p, unit, free_land)
+    mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & allowed
     if reservations(g):                 # Industria Delivery bonus 19: p's reserved spaces, land cost free
         if g.players[p].money >= unit_cost(g, p, unit):
             mask |= reserved_by(g, p) & reach(g, p) & g.topo.unit_mask[unit]
-    clan = g.clans[p]
     if clan.restricts_targets:
         mask &= clan.target_mask(g, p, unit)
     return mask

@@ -6,7 +6,7 @@ from .. import data as D
 from ..actions import CHOOSE, DONE, EXPAND, SPACE
 from ..state import (K_BONUS_MENU, K_BONUS_ORDER, K_HOOK, K_FIRST_WORKER, K_FREE_SPACE, K_MARKET_SELL,
                      K_NEIGHBOURHOOD, K_PLACE, PLACE_CLAN, PLACE_EXPAND, PLACE_FIRST, PLACE_FREE)
-from ..topology import bit_list
+from ..topology import bit_list, offset_table
 
 FISHERMAN = D.FISHERMAN
 from .common import (affordable_spaces, expand_targets, notify_deploy, place_unit, placement_cost, reach,
@@ -27,6 +27,32 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     own_res = reserved_by(g, p) & r if reservations(g) else 0   # Delivery bonus 19
     if not open_spaces and not own_res:
         return
+    clan = g.clans[p]
+    if clan.plain_costs and not own_res:
+        # most clans: fixed unit costs, no discount, no restriction; units on one land type share its
+        # candidate spaces (Topology.unit_groups), and a unit fits when its budget covers the cheapest
+        cost_le = g.topo.cost_le
+        top = len(cost_le) - 1
+        costs = clan.unit_costs
+        money = pl.money
+        left = pl.units_left
+        for mask, units in g.topo.unit_groups:
+            cand = open_spaces & mask
+            if not cand:
+                continue
+            for u in units:
+                if left[u] > 0:
+                    budget = money - costs[u]
+                    if budget >= 0 and (free_land or u == FISHERMAN or cand & cost_le[budget if budget < top else top]):
+                        out.append(EXPAND + u)
+        return
+    _expand_options_general(g, p, out, free_land, open_spaces, own_res)
+
+
+def _expand_options_general(g, p: int, out: list, free_land: bool, open_spaces: int, own_res: int) -> None:
+    """``expand_options`` for a clan with varying unit costs, placement discounts or restricted targets, or
+    a player with reserved spaces."""
+    pl = g.players[p]
     topo = g.topo
     clan = g.clans[p]
     dmask, disc = clan.discount_spaces(g, p)
@@ -110,13 +136,19 @@ def place_targets(g, frame) -> int:
     return expand_targets(g, p, unit, free_land=(mode == PLACE_FREE))
 
 
+#: ``bit_list``'s table for placement actions (SPACE + space)
+_SPACE_ACTIONS = offset_table(SPACE)
+
+
 @legal_for(K_PLACE)
 def legal_place(g, frame) -> list:
-    return [SPACE + s for s in bit_list(place_targets(g, frame))]
+    return bit_list(place_targets(g, frame), _SPACE_ACTIONS)
 
 
 @has_legal_for(K_PLACE)
 def place_has_legal(g, frame) -> bool:
+    if frame[3] == PLACE_EXPAND:
+        return True     # only the main decision pushes it, for a unit type expand_options found a space for
     return place_targets(g, frame) != 0
 
 
