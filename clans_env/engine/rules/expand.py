@@ -60,7 +60,7 @@ def _expand_options_general(g, p: int, out: list, free_land: bool, open_spaces: 
     cost_le = topo.cost_le
     top = len(cost_le) - 1
     restricts = clan.restricts_targets
-    unit_cost = clan.unit_cost
+    costs = clan.unit_costs
     money = pl.money
     for u, left in enumerate(pl.units_left):
         if left <= 0:
@@ -70,7 +70,8 @@ def _expand_options_general(g, p: int, out: list, free_land: bool, open_spaces: 
             cand &= clan.target_mask(g, p, u)
         if not cand and not own_res:
             continue
-        budget = money - unit_cost(g, p, u)
+        cost = costs[u] if costs is not None else clan.unit_cost(g, p, u)
+        budget = money - cost
         if not cand:
             ok = False
         elif free_land or u == FISHERMAN:
@@ -82,7 +83,7 @@ def _expand_options_general(g, p: int, out: list, free_land: bool, open_spaces: 
             ok = b >= 0 and cand & dmask & cost_le[b if b < top else top]
         else:
             ok = False
-        if not ok and own_res and own_res & unit_mask[u] and money >= unit_cost(g, p, u):
+        if not ok and own_res and own_res & unit_mask[u] and money >= cost:
             ok = not restricts or bool(own_res & clan.target_mask(g, p, u))
         if ok:
             out.append(EXPAND + u)

@@ -42,21 +42,33 @@ def ignore_port_usable(g, p: int) -> bool:
         g.clans[p].fulfil_tile(g, p, IGNORE_PORT_TILE)
 
 
+#: per contract id, (the contract, the (Good, quantity, Basic?) of each Good it asks for), made when first asked
+_NEEDS: dict = {}
+
+
+def _needs(cid: int) -> tuple:
+    c = D.CONTRACT_BY_ID[cid]
+    known = _NEEDS.get(cid)
+    if known is None or known[0] is not c:        # a contract made at run time (tests) under a known id
+        known = _NEEDS[cid] = (c, tuple((i, q, D.IS_BASIC[i]) for i, q in enumerate(c.goods) if q))
+    return known
+
+
 def can_fulfil(g, p: int, cid: int) -> bool:
     pl = g.players[p]
-    c = D.CONTRACT_BY_ID[cid]
     goods = pl.goods
-    clan = g.clans[p]
-    wild = clan.wild_processed(g, p) if clan.custom_trade else 0    # Clan Fraser's Kilts (R18.F3)
     short = 0
-    for i, need in enumerate(c.goods):
+    c, needs = _needs(cid)
+    for i, need, basic in needs:
         if goods[i] < need:
-            if D.IS_BASIC[i]:
+            if basic:
                 return False
             short += need - goods[i]
-    if short > wild:
+    if short:
+        clan = g.clans[p]
+        wild = clan.wild_processed(g, p) if clan.custom_trade else 0    # Clan Fraser's Kilts (R18.F3)
         # one Processed good more than the Kilts cover: Port tile 10 could waive it
-        if short > wild + 1 or not ignore_port_usable(g, p):
+        if short > wild and (short > wild + 1 or not ignore_port_usable(g, p)):
             return False
     if c.beef or c.mutton:
         short = max(0, c.beef - pl.units_placed(D.COW)) + max(0, c.mutton - pl.units_placed(D.SHEEP))
@@ -84,7 +96,6 @@ def apply_fulfil(g, p: int, box: int) -> None:
 def finish_fulfil(g, p: int, box: int, waived: int) -> None:
     """Pay the contract's Goods (less one ``waived`` Good, Port tile 10), then its rewards and any
     slaughter."""
-    pl = g.players[p]
     cid = pop_open_contract(g, p, box)             # a Delivery bonus 16 stack: the next one surfaces
     c = D.CONTRACT_BY_ID[cid]
     need = [n - (1 if i == waived else 0) for i, n in enumerate(c.goods)]
