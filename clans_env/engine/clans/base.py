@@ -148,6 +148,9 @@ class Clan:
     #: fixed ``unit_costs``, no placement discount, no ``restricts_targets`` (set by ``register``): Expand's
     #: legality and costs take their short path
     plain_costs = True
+    #: set by ``register`` from the methods the clan overrides: ``main_actions``/``apply_main``,
+    #: ``post_main_actions``/``apply_post_main``, ``on_trade``, ``on_deploy``
+    adds_main_actions = adds_post_main_actions = watches_trades = acts_on_deploy = False
 
     def unit_cost(self, game, p: int, unit: int) -> int:
         return self.unit_costs[unit]
@@ -354,9 +357,18 @@ NO_CLAN = NoClan()
 CLANS: dict[str, Clan] = {}
 
 
+def _overrides(cls, name: str) -> bool:
+    return getattr(cls, name) is not getattr(Clan, name)
+
+
 def register(cls):
     if cls.unit_cost is not Clan.unit_cost and not cls.__dict__.get("unit_costs"):
         cls.unit_costs = None           # a cost that varies in play: ask ``unit_cost`` each time
+    # which optional clan methods the hot paths must call (a flag read costs less than a call that does nothing)
+    cls.adds_main_actions = _overrides(cls, "main_actions") or _overrides(cls, "apply_main")
+    cls.adds_post_main_actions = _overrides(cls, "post_main_actions") or _overrides(cls, "apply_post_main")
+    cls.watches_trades = _overrides(cls, "on_trade")
+    cls.acts_on_deploy = _overrides(cls, "on_deploy")
     cls.plain_costs = (cls.unit_costs is not None and not cls.restricts_targets
                        and cls.discount_spaces is Clan.discount_spaces
                        and cls.placement_discount is Clan.placement_discount)

@@ -180,7 +180,9 @@ def place_unit(g, p: int, unit: int, space: int) -> None:
 def notify_deploy(g, p: int, unit: int, space: int, mode: int) -> None:
     """After p deployed ``unit`` on ``space`` (paid for): p's clan's ``on_deploy``, then every clan
     watching all players' deployments (Clan Mackintosh, R18.MI1) in seat order."""
-    g.clans[p].on_deploy(g, p, unit, space, mode)
+    own = g.clans[p]
+    if own.acts_on_deploy:
+        own.on_deploy(g, p, unit, space, mode)
     for q, clan in enumerate(g.clans):
         if clan.watches_deploys:
             clan.on_any_deploy(g, q, p, unit, space, mode)

@@ -70,7 +70,9 @@ def execute_trade(g, p: int, good: int, direction: int, merchants: int, qty: int
     """``merchants`` Merchants trade ``qty`` Goods: pay or receive price x qty (the price before the
     trade), the Price marker moves one step per Merchant (rulebook, 1. Trade; Clan Douglas R18.D3)."""
     pl = g.players[p]
-    g.clans[p].on_trade(g, p, good, qty, direction)
+    clan = g.clans[p]
+    if clan.watches_trades:
+        clan.on_trade(g, p, good, qty, direction)
     unit_price = price(g, good) - discount
     if direction == BUY:
         pl.money -= unit_price * qty

@@ -99,9 +99,11 @@ def legal_post_main(g, frame) -> list:
     out: list = []
     p = frame[1]
     port_options(g, p, out)
-    extra = g.clans[p].post_main_actions(g, p)     # clan free actions (MacLeod's Shipyards)
-    if extra:
-        out.extend(extra)
+    clan = g.clans[p]
+    if clan.adds_post_main_actions:
+        extra = clan.post_main_actions(g, p)
+        if extra:
+            out.extend(extra)
     if out:
         out.append(DONE)
     return out

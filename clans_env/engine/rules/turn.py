@@ -28,10 +28,12 @@ def legal_main(g, frame) -> list:
     port_options(g, p, out)          # free action before the main action
     for module_options in g.hooks.main_options:   # the Train action (R13.1), Claim a Milestone (R13.19)
         module_options(g, frame, out)
-    extra = g.clans[p].main_actions(g, p)
-    if extra:
-        out.extend(extra)
-        out = sorted(set(out))
+    clan = g.clans[p]
+    if clan.adds_main_actions:
+        extra = clan.main_actions(g, p)
+        if extra:
+            out.extend(extra)
+            out = sorted(set(out))
     return out
 
 
@@ -55,7 +57,8 @@ def apply_main(g, frame, action: int) -> None:
     for module_main in g.hooks.apply_main:
         if module_main(g, p, action):
             return
-    if g.clans[p].apply_main(g, p, action):         # clan actions that are not the main action
+    clan = g.clans[p]
+    if clan.adds_main_actions and clan.apply_main(g, p, action):   # clan actions that are not the main action
         return
     g.stack.pop()
     if action == PASS:
