@@ -116,6 +116,25 @@ def test_remembered_milestone_conditions_match_a_fresh_evaluation(players):
     assert compared > 1000 and met > 50
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_claimable_spots_and_deliverable_locations_match_a_fresh_evaluation(players):
+    """Issue 34 shortcuts against the plain rules: R13.19/R13.24/Q26, the spots p may claim (a marker, the
+    condition met now, not claimed yet) whatever the unit-count bound of the layout tiles (7-13) skips;
+    R13.8/R13.9, ``deliverable`` (remembered per Goods in hand and Demand tiles) is where p can deliver."""
+    claims = sizes = 0
+    for g, p in main_decisions(players, 6, 700 + players):
+        ts = g.modstate["trains"]
+        n = g.num_players
+        want = [k for k, tile in enumerate(ts.ms) if not ts.claims[k * n + p] and MS._condition(g, p, tile)] \
+            if MS.markers_available(g, p) > 0 else []
+        assert MS.claimable(g, p) == want, (ts.ms, p)
+        claims += bool(want)
+        sizes += sum(MS._units_bound(g, p) >= MS._MIN_UNITS[t] for t in ts.ms if t in MS._MIN_UNITS)
+        sd = TR.side(g)
+        assert TR.deliverable(g, p) == sum(1 << x for x in range(sd.num_locations) if TR.can_deliver(g, p, x))
+    assert claims > 10 and sizes > 100
+
+
 def test_skip_two_spaces_area_is_hex_distance_three():
     """R13.26 tile 4 (T11): 'skip any 2 spaces' reaches the land spaces at hex distance exactly 3."""
     for seed in range(4):

@@ -12,12 +12,14 @@ pays its Goods and £15, and the markers are those beside the Scoring tiles of r
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
-from ..topology import bits
+from ..topology import bit_list, bits
 from .common import TRAINS, second_units, station_space, stations, unit_spaces
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
@@ -159,8 +161,37 @@ def layout_key(g, p: int) -> tuple:
     ua = g.unit_at
     stacked = second_units(g)
     st = stations(g)
-    return (g.topo, g.board, spaces, tuple([ua[s] for s in bits(spaces)]), tuple(stacked) if stacked else (),
-            st[p] if st else -1)
+    getter = _UNITS_ON.get(spaces)
+    if getter is None:
+        if len(_UNITS_ON) > 50_000:
+            _UNITS_ON.clear()
+        own = bit_list(spaces)
+        # itemgetter answers a tuple for 2 indices or more: one space is read twice, no space gives ()
+        getter = _UNITS_ON[spaces] = itemgetter(*own, *own) if len(own) == 1 else itemgetter(*own) if own else _no_units
+    return (g.topo, g.board, spaces, getter(ua), tuple(stacked) if stacked else (), st[p] if st else -1)
+
+
+def _no_units(ua) -> tuple:
+    return ()
+
+
+#: space set -> a function reading the unit on each of its spaces from ``g.unit_at`` (a space set recurs
+#: turn after turn, and the bits of a mask cost more to list than to look up)
+_UNITS_ON: dict = {}
+
+
+#: layout tile -> the fewest of p's units on the map (spaces, second units, the station) it needs: each counts
+#: at least that many (7: ``amount`` Settlements of 3 spaces or more; 8: ``types`` x ``amount`` units; 9: one
+#: unit per type), so a player with fewer fails it without the full test
+_MIN_UNITS = {7: 3 * _p(7, "amount"), 8: _p(8, "types") * _p(8, "amount"),
+              9: len({unit_type(u) for u in range(D.NUM_UNITS)}), 10: _p(10, "amount"), 11: _p(11, "amount"),
+              12: _p(12, "amount"), 13: _p(13, "amount")}
+assert set(_MIN_UNITS) == _LAYOUT_TILES
+
+
+def _units_bound(g, p: int) -> int:
+    """At least the number of p's units on the map: spaces, every second unit (anyone's) and one station."""
+    return g.players[p].spaces.bit_count() + len(second_units(g)) // 3 + 1
 
 
 def _condition(g, p: int, tile: int) -> bool:
@@ -249,11 +280,17 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
     claims = g.modstate[TRAINS].claims
     variant_b = g.config.milestones == "variant_b"
     layout = None
+    units = -1
     for k, tile in enumerate(g.modstate[TRAINS].ms):
         if claims[k * n + p]:
             continue
-        if tile in _LAYOUT_TILES and layout is None:
-            layout = layout_key(g, p)
+        if tile in _LAYOUT_TILES:
+            if units < 0:
+                units = _units_bound(g, p)
+            if units < _MIN_UNITS[tile]:
+                continue
+            if layout is None:
+                layout = layout_key(g, p)
         if not condition(g, p, tile, layout):
             continue
         if variant_b:

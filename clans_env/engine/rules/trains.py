@@ -206,21 +206,24 @@ def deliverable(g, p: int) -> int:
     solo_done = g.modstate[TRAINS].solo_done
     have = g.players[p].goods
     port = 16 in g.port_tiles and DL.port16_slot(g, p) >= 0
-    out = 0
     members = _SPOT_MASKS[sd.name]
-    for s, tile in enumerate(demand):
-        if not tile:
-            continue
-        if port:
-            ok = bool(DL.demand_payments(g, p, tile))
-        else:
-            ok = True
-            for i, q in _NEEDS[tile]:
-                if have[i] < q:
-                    ok = False
-                    break
-        if ok:
-            out |= members[s]
+    if port:
+        out = 0
+        for s, tile in enumerate(demand):
+            if tile and DL.demand_payments(g, p, tile):
+                out |= members[s]
+    else:
+        # the Goods in hand against the Demand tiles: both change far less often than the question is asked
+        key = (sd.name, tuple(demand), tuple(have))
+        out = _DELIVERABLE.get(key)
+        if out is None:
+            if len(_DELIVERABLE) > 50_000:
+                _DELIVERABLE.clear()
+            out = 0
+            for s, tile in enumerate(demand):
+                if tile and all(have[i] >= q for i, q in _NEEDS[tile]):
+                    out |= members[s]
+            _DELIVERABLE[key] = out
     if solo_done and out:
         for loc in bits(out):
             if solo_done[loc]:
@@ -233,6 +236,9 @@ _SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd
                                   for s in range(sd.num_demand_spots)) for sd in TM.SIDES.values()}
 _SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name, spots in _SPOT_LOCATIONS.items()}
 
+
+#: (side, Demand tiles, Goods in hand) -> ``deliverable``'s locations without Port tile 16 (solo aside)
+_DELIVERABLE: dict = {}
 
 #: Demand tile -> its (Good, quantity) pairs
 _NEEDS = {t: tuple((i, q) for i, q in enumerate(v) if q) for t, v in TM.DEMAND_TILES.items()}
