@@ -231,19 +231,14 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 13:
         return _line5(g, p, _p(13, "amount"))
     if tile == 14:
-        return sum(1 for c in pl.done_contracts if D.CONTRACT_BY_ID[c].hops >= _p(14, "hops")) >= _p(14, "contracts")
+        return sum(_LONG[c] for c in pl.done_contracts) >= _p(14, "contracts")
     if tile == 15:
-        kinds = set()
+        kinds = 0
         for cid in pl.done_contracts:
-            c = D.CONTRACT_BY_ID[cid]
-            kinds |= {i for i, q in enumerate(c.goods) if q}
-            if c.beef:
-                kinds.add("beef")
-            if c.mutton:
-                kinds.add("mutton")
-        return len(kinds) >= _p(15, "amount")
+            kinds |= _KINDS[cid]
+        return kinds.bit_count() >= _p(15, "amount")
     if tile == 16:
-        return sum(1 for cid in pl.done_contracts if not _direct_export_bonuses(D.CONTRACT_BY_ID[cid])) >= _p(16, "amount")
+        return sum(_NO_DIRECT_BONUS[c] for c in pl.done_contracts) >= _p(16, "amount")
     raise AssertionError(f"no Milestone tile {tile}")  # pragma: no cover
 
 
@@ -251,6 +246,19 @@ def _direct_export_bonuses(c) -> int:
     """The Direct export bonuses a contract grants: Money, Free space and Bonus upgrade (the aid's "Direct
     Export Bonuses" list; Milestone 16, T8)."""
     return bool(c.money) + c.free_space + c.bonus_upgrade
+
+
+def _kinds(c) -> int:
+    """The kinds of Goods a contract asks (Milestone 15), as a bit set: each Good, Beef and Mutton."""
+    kinds = sum(1 << i for i, q in enumerate(c.goods) if q)
+    return kinds | bool(c.beef) << len(c.goods) | bool(c.mutton) << len(c.goods) + 1
+
+
+#: contract id -> what the contract Milestones (14-16) count of it: at least the tile's hops, its kinds of
+#: Goods, no Direct export bonus (the contracts never change, so these are read, not recomputed)
+_LONG = {c.id: int(c.hops >= _p(14, "hops")) for c in D.CONTRACTS}
+_KINDS = {c.id: _kinds(c) for c in D.CONTRACTS}
+_NO_DIRECT_BONUS = {c.id: int(not _direct_export_bonuses(c)) for c in D.CONTRACTS}
 
 
 # ---- claiming (R13.19-R13.21; variants R16.3, R16.4) ---------------------------------------------------

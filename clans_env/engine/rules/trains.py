@@ -206,16 +206,21 @@ def deliverable(g, p: int, within: int = -1) -> int:
     have = g.players[p].goods
     # the ways to pay each tile: its Goods, and with Port tile 16's Train half also less (demand_payments)
     ways = _PORT16_WAYS if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0 else _WAYS
-    members = _SPOT_MASKS[side(g).name]
+    name = side(g).name
+    spots = _SPOTS_WITHIN.get((name, within))
+    if spots is None:
+        spots = _SPOTS_WITHIN[name, within] = tuple((s, m) for s, m in enumerate(_SPOT_MASKS[name]) if m & within)
+    demand = ts.demand
     out = 0
-    for s, tile in enumerate(ts.demand):
-        if tile and members[s] & within:
+    for s, members in spots:
+        tile = demand[s]
+        if tile:
             for need in ways[tile]:
                 for i, q in need:
                     if have[i] < q:
                         break
                 else:
-                    out |= members[s]
+                    out |= members
                     break
     solo_done = ts.solo_done
     if solo_done and out:
@@ -229,6 +234,11 @@ def deliverable(g, p: int, within: int = -1) -> int:
 _SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd.demand_spot[i] == s)
                                   for s in range(sd.num_demand_spots)) for sd in TM.SIDES.values()}
 _SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name, spots in _SPOT_LOCATIONS.items()}
+
+
+#: (side name, location set) -> (spot, its locations) of the Demand spots with a location in the set: the
+#: sets asked are the whole map and each location's ``within_two``
+_SPOTS_WITHIN: dict = {}
 
 
 def _pairs(need) -> tuple:
