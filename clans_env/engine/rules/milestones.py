@@ -97,8 +97,9 @@ def _placed(pl, units) -> int:
     return sum(pl.units_placed(u) for u in units)
 
 
-def _triangles(g, comp: int) -> int:
-    """Triangles of 3 mutually neighbouring spaces inside the space set ``comp``."""
+def _triangles(g, comp: int, first_only: bool = False) -> int:
+    """Triangles of 3 mutually neighbouring spaces inside the space set ``comp`` (``first_only``: 1 once one
+    is found, as Milestone 7 asks only whether there is one)."""
     nb = g.topo.neighbours
     count = 0
     for a in bits(comp):
@@ -107,6 +108,8 @@ def _triangles(g, comp: int) -> int:
                 continue
             for c in bits(nb[a] & nb[b] & comp):
                 if c > b:
+                    if first_only:
+                        return 1
                     count += 1
     return count
 
@@ -119,10 +122,19 @@ def _spaces_with_units(g, p: int) -> int:
     return g.players[p].spaces | (1 << st if st >= 0 else 0)
 
 
+#: board -> each space's cube coordinates (None off the grid); the few boards of a process are kept
+_CUBES: dict = {}
+
+
 def _line5(g, p: int, length: int) -> bool:
     """``length`` spaces with p's units in a straight hex line (any of the 3 axes)."""
-    rc = g.board.rowcol
-    own = {offset_to_cube(*rc[s]) for s in bits(_spaces_with_units(g, p)) if rc[s] is not None}
+    cubes = _CUBES.get(g.board)
+    if cubes is None:
+        if len(_CUBES) > 64:
+            _CUBES.clear()
+        cubes = _CUBES[g.board] = tuple(offset_to_cube(*rc) if rc is not None else None for rc in g.board.rowcol)
+    own = {cubes[s] for s in bit_list(_spaces_with_units(g, p))}
+    own.discard(None)
     for dx, dy, dz in ((1, -1, 0), (1, 0, -1), (0, 1, -1)):
         for x, y, z in own:
             if (x - dx, y - dy, z - dz) in own:
@@ -209,7 +221,7 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 6:
         return upgrades_count(g, p) >= _p(6, "amount")
     if tile == 7:
-        return sum(1 for c in settlements(g, p) if _triangles(g, c)) >= _p(7, "amount")
+        return sum(1 for c in settlements(g, p) if _triangles(g, c, first_only=True)) >= _p(7, "amount")
     if tile == 8:
         counts = {}
         for _, u in own_units(g, p):
