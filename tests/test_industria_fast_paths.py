@@ -9,6 +9,7 @@ import random
 import pytest
 
 from clans_env import Game, GameConfig
+from clans_env.engine import data as D
 from clans_env.engine import trainmap as TM
 from clans_env.engine.board import hex_distance
 from clans_env.engine.rules import deliveries as DL
@@ -114,6 +115,48 @@ def test_remembered_milestone_conditions_match_a_fresh_evaluation(players):
             compared += 1
             met += fresh
     assert compared > 1000 and met > 50
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_claimable_spots_and_deliverable_locations_match_a_fresh_evaluation(players):
+    """Issue 34 shortcuts against the plain rules: R13.19/R13.24/Q26, the spots p may claim (a marker, the
+    condition met now, not claimed yet) whatever the unit-count bound of the layout tiles (7-13) skips;
+    R13.8/R13.9, ``deliverable`` (remembered per Goods in hand and Demand tiles) is where p can deliver."""
+    claims = sizes = 0
+    for g, p in main_decisions(players, 6, 700 + players):
+        ts = g.modstate["trains"]
+        n = g.num_players
+        want = [k for k, tile in enumerate(ts.ms) if not ts.claims[k * n + p] and MS._condition(g, p, tile)] \
+            if MS.markers_available(g, p) > 0 else []
+        assert MS.claimable(g, p) == want, (ts.ms, p)
+        claims += bool(want)
+        sizes += sum(MS._units_bound(g, p) >= MS._MIN_UNITS[t] for t in ts.ms if t in MS._MIN_UNITS)
+        sd = TR.side(g)
+        assert TR.deliverable(g, p) == sum(1 << x for x in range(sd.num_locations) if TR.can_deliver(g, p, x))
+    assert claims > 10 and sizes > 100
+
+
+def test_contract_milestones_match_the_tiles_text():
+    """R13.24 tiles 14-16 (read from per-contract tables) against their text: 14, contracts of at least
+    ``hops`` hops; 15, kinds of Goods (Beef and Mutton each a kind) over the contracts; 16, contracts with no
+    Direct export bonus (Money, Free space, Bonus upgrade; T8)."""
+    rng = random.Random(34)
+    ids = [c.id for c in D.CONTRACTS]
+    g = Game(GameConfig(num_players=2, seed=1, industria=True))
+    met = 0
+    for _ in range(400):
+        done = rng.sample(ids, rng.randint(0, 8))
+        g.players[0].done_contracts = done
+        cs = [D.CONTRACT_BY_ID[c] for c in done]
+        kinds = {i for c in cs for i, q in enumerate(c.goods) if q} | {"beef" for c in cs if c.beef} | \
+            {"mutton" for c in cs if c.mutton}
+        want = {14: sum(c.hops >= MS._p(14, "hops") for c in cs) >= MS._p(14, "contracts"),
+                15: len(kinds) >= MS._p(15, "amount"),
+                16: sum(not (c.money or c.free_space or c.bonus_upgrade) for c in cs) >= MS._p(16, "amount")}
+        for tile, ok in want.items():
+            assert MS._condition(g, 0, tile) == ok, (tile, done)
+            met += ok
+    assert 100 < met < 1100
 
 
 def test_skip_two_spaces_area_is_hex_distance_three():

@@ -63,24 +63,34 @@ def demand_payments(g, p: int, tile: int) -> list[tuple[tuple[int, ...], bool]]:
     if all(have[i] >= q for i, q in enumerate(need)):
         opts.append((need, False))
     if port16_slot(g, p) >= 0:
-        cands = set()
-        for i in D.PROCESSED_GOODS:             # 1 less Processed good
-            if need[i]:
-                v = list(need)
-                v[i] -= TM.PORT16_LESS_PROCESSED
-                cands.add(tuple(v))
-        basics = [i for i in D.BASIC_GOODS for _ in range(need[i])]
-        if basics:                              # 2 less Basic goods (fewer if the tile has fewer)
-            k = min(TM.PORT16_LESS_BASIC, len(basics))
-            for combo in set(itertools.combinations(basics, k)):
-                v = list(need)
-                for i in combo:
-                    v[i] -= 1
-                cands.add(tuple(v))
-        for v in sorted(cands):
-            if v != need and all(have[i] >= q for i, q in enumerate(v)):
+        for v in PORT16_NEEDS[tile]:
+            if all(have[i] >= q for i, q in enumerate(v)):
                 opts.append((v, True))
     return opts
+
+
+def _port16_needs(need: tuple) -> tuple:
+    """The Goods a Demand tile asks with Port tile 16's Train half, sorted, the full need aside: 1 less
+    Processed good, or 2 less Basic goods (fewer if the tile has fewer)."""
+    cands = set()
+    for i in D.PROCESSED_GOODS:             # 1 less Processed good
+        if need[i]:
+            v = list(need)
+            v[i] -= TM.PORT16_LESS_PROCESSED
+            cands.add(tuple(v))
+    basics = [i for i in D.BASIC_GOODS for _ in range(need[i])]
+    if basics:                              # 2 less Basic goods (fewer if the tile has fewer)
+        k = min(TM.PORT16_LESS_BASIC, len(basics))
+        for combo in set(itertools.combinations(basics, k)):
+            v = list(need)
+            for i in combo:
+                v[i] -= 1
+            cands.add(tuple(v))
+    return tuple(v for v in sorted(cands) if v != need)
+
+
+#: Demand tile -> its needs with Port tile 16 (``_port16_needs``; the tiles never change)
+PORT16_NEEDS = {t: _port16_needs(tuple(need)) for t, need in TM.DEMAND_TILES.items()}
 
 
 def start_delivery(g, p: int, loc: int) -> None:

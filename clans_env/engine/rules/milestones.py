@@ -12,12 +12,14 @@ pays its Goods and £15, and the markers are those beside the Scoring tiles of r
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
-from ..topology import bits
+from ..topology import bit_list, bits
 from .common import TRAINS, second_units, station_space, stations, unit_spaces
 from .industria_scoring import own_units, unit_type
 from .registry import apply_for, describe_for, legal_for
@@ -95,8 +97,9 @@ def _placed(pl, units) -> int:
     return sum(pl.units_placed(u) for u in units)
 
 
-def _triangles(g, comp: int) -> int:
-    """Triangles of 3 mutually neighbouring spaces inside the space set ``comp``."""
+def _triangles(g, comp: int, first_only: bool = False) -> int:
+    """Triangles of 3 mutually neighbouring spaces inside the space set ``comp`` (``first_only``: 1 once one
+    is found, as Milestone 7 asks only whether there is one)."""
     nb = g.topo.neighbours
     count = 0
     for a in bits(comp):
@@ -105,6 +108,8 @@ def _triangles(g, comp: int) -> int:
                 continue
             for c in bits(nb[a] & nb[b] & comp):
                 if c > b:
+                    if first_only:
+                        return 1
                     count += 1
     return count
 
@@ -117,10 +122,19 @@ def _spaces_with_units(g, p: int) -> int:
     return g.players[p].spaces | (1 << st if st >= 0 else 0)
 
 
+#: board -> each space's cube coordinates (None off the grid); the few boards of a process are kept
+_CUBES: dict = {}
+
+
 def _line5(g, p: int, length: int) -> bool:
     """``length`` spaces with p's units in a straight hex line (any of the 3 axes)."""
-    rc = g.board.rowcol
-    own = {offset_to_cube(*rc[s]) for s in bits(_spaces_with_units(g, p)) if rc[s] is not None}
+    cubes = _CUBES.get(g.board)
+    if cubes is None:
+        if len(_CUBES) > 64:
+            _CUBES.clear()
+        cubes = _CUBES[g.board] = tuple(offset_to_cube(*rc) if rc is not None else None for rc in g.board.rowcol)
+    own = {cubes[s] for s in bit_list(_spaces_with_units(g, p))}
+    own.discard(None)
     for dx, dy, dz in ((1, -1, 0), (1, 0, -1), (0, 1, -1)):
         for x, y, z in own:
             if (x - dx, y - dy, z - dz) in own:
@@ -159,8 +173,37 @@ def layout_key(g, p: int) -> tuple:
     ua = g.unit_at
     stacked = second_units(g)
     st = stations(g)
-    return (g.topo, g.board, spaces, tuple([ua[s] for s in bits(spaces)]), tuple(stacked) if stacked else (),
-            st[p] if st else -1)
+    getter = _UNITS_ON.get(spaces)
+    if getter is None:
+        if len(_UNITS_ON) > 50_000:
+            _UNITS_ON.clear()
+        own = bit_list(spaces)
+        # itemgetter answers a tuple for 2 indices or more: one space is read twice, no space gives ()
+        getter = _UNITS_ON[spaces] = itemgetter(*own, *own) if len(own) == 1 else itemgetter(*own) if own else _no_units
+    return (g.topo, g.board, spaces, getter(ua), tuple(stacked) if stacked else (), st[p] if st else -1)
+
+
+def _no_units(ua) -> tuple:
+    return ()
+
+
+#: space set -> a function reading the unit on each of its spaces from ``g.unit_at`` (a space set recurs
+#: turn after turn, and the bits of a mask cost more to list than to look up)
+_UNITS_ON: dict = {}
+
+
+#: layout tile -> the fewest of p's units on the map (spaces, second units, the station) it needs: each counts
+#: at least that many (7: ``amount`` Settlements of 3 spaces or more; 8: ``types`` x ``amount`` units; 9: one
+#: unit per type), so a player with fewer fails it without the full test
+_MIN_UNITS = {7: 3 * _p(7, "amount"), 8: _p(8, "types") * _p(8, "amount"),
+              9: len({unit_type(u) for u in range(D.NUM_UNITS)}), 10: _p(10, "amount"), 11: _p(11, "amount"),
+              12: _p(12, "amount"), 13: _p(13, "amount")}
+assert set(_MIN_UNITS) == _LAYOUT_TILES
+
+
+def _units_bound(g, p: int) -> int:
+    """At least the number of p's units on the map: spaces, every second unit (anyone's) and one station."""
+    return g.players[p].spaces.bit_count() + len(second_units(g)) // 3 + 1
 
 
 def _condition(g, p: int, tile: int) -> bool:
@@ -178,7 +221,7 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 6:
         return upgrades_count(g, p) >= _p(6, "amount")
     if tile == 7:
-        return sum(1 for c in settlements(g, p) if _triangles(g, c)) >= _p(7, "amount")
+        return sum(1 for c in settlements(g, p) if _triangles(g, c, first_only=True)) >= _p(7, "amount")
     if tile == 8:
         counts = {}
         for _, u in own_units(g, p):
@@ -200,19 +243,14 @@ def _condition(g, p: int, tile: int) -> bool:
     if tile == 13:
         return _line5(g, p, _p(13, "amount"))
     if tile == 14:
-        return sum(1 for c in pl.done_contracts if D.CONTRACT_BY_ID[c].hops >= _p(14, "hops")) >= _p(14, "contracts")
+        return sum(_LONG[c] for c in pl.done_contracts) >= _p(14, "contracts")
     if tile == 15:
-        kinds = set()
+        kinds = 0
         for cid in pl.done_contracts:
-            c = D.CONTRACT_BY_ID[cid]
-            kinds |= {i for i, q in enumerate(c.goods) if q}
-            if c.beef:
-                kinds.add("beef")
-            if c.mutton:
-                kinds.add("mutton")
-        return len(kinds) >= _p(15, "amount")
+            kinds |= _KINDS[cid]
+        return kinds.bit_count() >= _p(15, "amount")
     if tile == 16:
-        return sum(1 for cid in pl.done_contracts if not _direct_export_bonuses(D.CONTRACT_BY_ID[cid])) >= _p(16, "amount")
+        return sum(_NO_DIRECT_BONUS[c] for c in pl.done_contracts) >= _p(16, "amount")
     raise AssertionError(f"no Milestone tile {tile}")  # pragma: no cover
 
 
@@ -220,6 +258,19 @@ def _direct_export_bonuses(c) -> int:
     """The Direct export bonuses a contract grants: Money, Free space and Bonus upgrade (the aid's "Direct
     Export Bonuses" list; Milestone 16, T8)."""
     return bool(c.money) + c.free_space + c.bonus_upgrade
+
+
+def _kinds(c) -> int:
+    """The kinds of Goods a contract asks (Milestone 15), as a bit set: each Good, Beef and Mutton."""
+    kinds = sum(1 << i for i, q in enumerate(c.goods) if q)
+    return kinds | bool(c.beef) << len(c.goods) | bool(c.mutton) << len(c.goods) + 1
+
+
+#: contract id -> what the contract Milestones (14-16) count of it: at least the tile's hops, its kinds of
+#: Goods, no Direct export bonus (the contracts never change, so these are read, not recomputed)
+_LONG = {c.id: int(c.hops >= _p(14, "hops")) for c in D.CONTRACTS}
+_KINDS = {c.id: _kinds(c) for c in D.CONTRACTS}
+_NO_DIRECT_BONUS = {c.id: int(not _direct_export_bonuses(c)) for c in D.CONTRACTS}
 
 
 # ---- claiming (R13.19-R13.21; variants R16.3, R16.4) ---------------------------------------------------
@@ -249,11 +300,17 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
     claims = g.modstate[TRAINS].claims
     variant_b = g.config.milestones == "variant_b"
     layout = None
+    units = -1
     for k, tile in enumerate(g.modstate[TRAINS].ms):
         if claims[k * n + p]:
             continue
-        if tile in _LAYOUT_TILES and layout is None:
-            layout = layout_key(g, p)
+        if tile in _LAYOUT_TILES:
+            if units < 0:
+                units = _units_bound(g, p)
+            if units < _MIN_UNITS[tile]:
+                continue
+            if layout is None:
+                layout = layout_key(g, p)
         if not condition(g, p, tile, layout):
             continue
         if variant_b:

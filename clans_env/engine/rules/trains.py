@@ -199,28 +199,30 @@ def can_deliver(g, p: int, loc: int) -> bool:
     return bool(demand_payments(g, p, tile))
 
 
-def deliverable(g, p: int) -> int:
-    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set."""
-    sd = side(g)
-    demand = g.modstate[TRAINS].demand
-    solo_done = g.modstate[TRAINS].solo_done
+def deliverable(g, p: int, within: int = -1) -> int:
+    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set (``within``:
+    only those of the Demand spots with a location in this set, the others' left out)."""
+    ts = g.modstate[TRAINS]
     have = g.players[p].goods
-    port = 16 in g.port_tiles and DL.port16_slot(g, p) >= 0
+    # the ways to pay each tile: its Goods, and with Port tile 16's Train half also less (demand_payments)
+    ways = _PORT16_WAYS if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0 else _WAYS
+    name = side(g).name
+    spots = _SPOTS_WITHIN.get((name, within))
+    if spots is None:
+        spots = _SPOTS_WITHIN[name, within] = tuple((s, m) for s, m in enumerate(_SPOT_MASKS[name]) if m & within)
+    demand = ts.demand
     out = 0
-    members = _SPOT_MASKS[sd.name]
-    for s, tile in enumerate(demand):
-        if not tile:
-            continue
-        if port:
-            ok = bool(DL.demand_payments(g, p, tile))
-        else:
-            ok = True
-            for i, q in _NEEDS[tile]:
-                if have[i] < q:
-                    ok = False
+    for s, members in spots:
+        tile = demand[s]
+        if tile:
+            for need in ways[tile]:
+                for i, q in need:
+                    if have[i] < q:
+                        break
+                else:
+                    out |= members
                     break
-        if ok:
-            out |= members[s]
+    solo_done = ts.solo_done
     if solo_done and out:
         for loc in bits(out):
             if solo_done[loc]:
@@ -234,8 +236,18 @@ _SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd
 _SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name, spots in _SPOT_LOCATIONS.items()}
 
 
-#: Demand tile -> its (Good, quantity) pairs
-_NEEDS = {t: tuple((i, q) for i, q in enumerate(v) if q) for t, v in TM.DEMAND_TILES.items()}
+#: (side name, location set) -> (spot, its locations) of the Demand spots with a location in the set: the
+#: sets asked are the whole map and each location's ``within_two``
+_SPOTS_WITHIN: dict = {}
+
+
+def _pairs(need) -> tuple:
+    return tuple((i, q) for i, q in enumerate(need) if q)
+
+
+#: Demand tile -> the (Good, quantity) pairs of each way to pay it, without and with Port tile 16
+_WAYS = {t: (_pairs(v),) for t, v in TM.DEMAND_TILES.items()}
+_PORT16_WAYS = {t: (_pairs(v),) + tuple(_pairs(w) for w in DL.PORT16_NEEDS[t]) for t, v in TM.DEMAND_TILES.items()}
 
 
 def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = None) -> list[tuple[int, int, int, bool]]:
@@ -260,12 +272,7 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
         return out
     money = g.players[p].money
     occupied = others_on(g, p)
-    n = g.num_players
-    claims = ts.claims
-    unlocked = 0                        # Milestone spots p claimed: their City or Tunnel is open for p
-    for k in range(MS.NUM_SPOTS):
-        if claims[k * n + p]:
-            unlocked |= 1 << k
+    unlocked = unlocked_spots(g, p)
     adj = side(g).locked_adj
     fee = TM.PASS_FEE
     for a, ta, ca in adj[start]:
@@ -292,6 +299,42 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     return out
 
 
+def unlocked_spots(g, p: int) -> int:
+    """The Milestone spots p claimed, as a bit set: their City or Tunnel is open for p (R13.3/R13.4)."""
+    claims = g.modstate[TRAINS].claims
+    n = g.num_players
+    unlocked = 0
+    for k in range(MS.NUM_SPOTS):
+        if claims[k * n + p]:
+            unlocked |= 1 << k
+    return unlocked
+
+
+def open_ends(sd, start: int, unlocked: int) -> int:
+    """The locations one or two tracks from ``start`` through Tunnels and Cities open for a player with the
+    ``unlocked`` Milestone spots (R13.3/R13.4), ``start`` aside: where a Train that pays every fee may stop
+    (``paths`` without fees, ends and the other piece; remembered, as the map never changes)."""
+    key = (sd.name, start, unlocked)
+    out = _OPEN_ENDS.get(key)
+    if out is None:
+        out = 0
+        adj = sd.locked_adj
+        for a, ta, ca in adj[start]:
+            if (ta >= 0 and not unlocked >> ta & 1) or (ca >= 0 and not unlocked >> ca & 1):
+                continue
+            out |= 1 << a
+            for b, tb, cb in adj[a]:
+                if (tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1):
+                    continue
+                out |= 1 << b
+        out = _OPEN_ENDS[key] = out & ~(1 << start)
+    return out
+
+
+#: (side, start, unlocked spots) -> ``open_ends``
+_OPEN_ENDS: dict = {}
+
+
 def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     """R13.1/R13.8: the Train is on the map and upright (``extra``: the Tunnel's additional action, tilted or
     not, R13.6), and some movement ends where it can deliver. 2 players (R15.4 "in either order"): also when
@@ -300,10 +343,18 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     start = ts.at[p]
     if start < 0 or (ts.tilt[p] and not extra):
         return False
-    ends = deliverable(g, p)
-    if not ends & side(g).within_two[start]:      # the cheap test first: nothing deliverable within reach
+    sd = side(g)
+    near = sd.within_two[start]
+    ends = deliverable(g, p, near) & near     # no movement ends further (paths)
+    if not ends:
         return False
-    if paths(g, p, TRAIN, first_only=True, ends=ends):
+    minis = ts.mini
+    if g.players[p].money >= TM.PASS_FEE * (len(ts.at) + (len(minis) if minis else 0)):
+        # p can pay the fee of every piece on the map (R13.5): a movement is any open way to an end
+        other = minis[p] if minis else -1
+        if ends & open_ends(sd, start, unlocked_spots(g, p)) & ~(1 << other if other >= 0 else 0):
+            return True
+    elif paths(g, p, TRAIN, first_only=True, ends=ends):
         return True
     return has_minis(g) and bool(mini_paths(g, p, first_only=True))
 
