@@ -35,6 +35,10 @@ from setuptools.command.build_ext import build_ext
 #     ``-> bool`` that returns ints; fraser, trains, deliveries: values of another type than their
 #     annotations or inferred types say (a compiled function checks them and raises TypeError; in
 #     deliveries a class attribute declared None and overridden with ints).
+# The modules' state records (modules.Record subclasses, defined in several compiled rule files) stay Python
+# classes inside compiled modules (Record's metaclass makes mypyc build them so): they keep __slots__ and
+# the copy written for each; their fields are declared in the class body for mypy. A rule reading a record
+# with field() returns the default (a tuple, None) without the module, so its annotation says so.
 # A module missing here (renamed, moved) is skipped; a new module stays Python until it is listed and
 # checked with benchmarks/game_digests.py on the compiled build.
 COMPILED_ENGINE = (

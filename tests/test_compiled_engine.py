@@ -66,3 +66,27 @@ def test_compiled_module_list_names_existing_modules():
     names = ast.literal_eval(listed.func.value).split()
     missing = [m for m in names if not os.path.exists(os.path.join(ROOT, "clans_env", "engine", m + ".py"))]
     assert not missing, f"setup.py COMPILED_ENGINE lists missing modules: {missing}"
+
+
+_RECORDS = """
+import json
+import clans_env.engine as E
+from clans_env import Game, GameConfig
+from clans_env.engine.modules import RECORDS, Record
+g = Game(GameConfig(seed=0, num_players=2, industria=True))
+records = {name: cls for name, cls in RECORDS.items() if issubclass(cls, Record)}
+bad = {name: cls.__name__ for name, cls in records.items() if "__slots__" not in cls.__dict__ or not cls.__slots__}
+print(json.dumps({"compiled": E.COMPILED, "records": len(records), "bad": bad}))
+"""
+
+
+def test_compiled_records_stay_python_classes():
+    """A record class compiled as a native class loses ``__slots__``, which ``Record.__init__``, ``copy`` and
+    ``to_dict`` read (its fields were never set: the build of issue 34 played no game)."""
+    env = {k: v for k, v in os.environ.items() if k != "CLANS_PURE_PYTHON"}
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    out = json.loads(subprocess.run([sys.executable, "-c", _RECORDS], env=env, cwd=ROOT, capture_output=True,
+                                    text=True, check=True).stdout.strip().splitlines()[-1])
+    if not out["compiled"]:
+        pytest.skip("the compiled engine is not built here (setup.py: CLANS_MYPYC=1 pip install -e .)")
+    assert out["records"] >= 8 and out["bad"] == {}

@@ -151,7 +151,13 @@ class Module:
         return {}
 
 
-class Record:
+class _PythonClass(type):
+    """The metaclass of ``Record``: mypyc compiles a class with a metaclass of its own as an ordinary Python
+    class, so a record class in a compiled rule file keeps ``__slots__`` (which ``__init__``, ``copy`` and
+    the save's layout read) and the ``copy`` written for it below; a native class would have neither."""
+
+
+class Record(metaclass=_PythonClass):
     """A module's per-game state as one slotted record of plain fields (ints and lists of ints), kept in
     ``Game.modstate[name]``: a subclass names its fields in ``__slots__`` and, per field, the ``g.misc``
     key that saves of version 4 and older kept it under (``MISC``), so ``from_misc`` can load those saves.
@@ -175,10 +181,7 @@ class Record:
         body = "".join(f"    r.{n} = v[:] if (v := s.{n}).__class__ is list else v\n" for n in cls.__slots__)
         ns = {"new": object.__new__, "cls": cls}
         exec(f"def copy(s):\n    r = new(cls)\n{body}    return r\n", ns)
-        try:
-            cls.copy = (lambda s: s) if cls.SHARED else ns["copy"]
-        except TypeError:       # a class compiled by mypyc takes no new attributes: it keeps Record.copy
-            pass
+        cls.copy = (lambda s: s) if cls.SHARED else ns["copy"]
 
     def copy(self):
         if self.SHARED:

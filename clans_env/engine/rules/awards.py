@@ -22,6 +22,7 @@ NAME = "awards"
 class AwardState(Record):
     """The Awards module's state in a game (``g.modstate["awards"]``): ``tile``, the Award tile drawn (1-9)."""
     __slots__ = ("tile",)
+    tile: int
     MISC = {"tile": ("award", 0)}
     SHARED = True           # drawn in setup only
 

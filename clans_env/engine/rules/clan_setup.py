@@ -42,13 +42,15 @@ class ClanOffer(Record):
     chosen): ``clans`` on offer (parallel to ``g.tile_pool``, the Starting tiles allocated to them) and the
     Clan Auction's winners so far, in Turn order (``auction_order``)."""
     __slots__ = ("clans", "auction_order")
+    clans: list
+    auction_order: list
     MISC = {"clans": ("clan_offer", []), "auction_order": ("auction_order", [])}
 
 
 RECORDS[OFFER] = ClanOffer
 
 
-def offered_clans(g) -> list:
+def offered_clans(g) -> list | tuple:
     """The clans still on offer (empty once the clans are chosen)."""
     return field(g, OFFER, "clans")
 

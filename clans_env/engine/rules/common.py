@@ -39,13 +39,14 @@ class SecondUnits(Record):
     stays in ``g.unit_at``). This file owns it (``stacked_unit``, ``place_second``, ``remove_second``,
     ``second_units``)."""
     __slots__ = ("units",)
+    units: list
     MISC = {"units": ("stacked", [])}
 
 
 RECORDS[STACKED] = SecondUnits
 
 
-def second_units(g) -> list:
+def second_units(g) -> list | tuple:
     """The flat ``space, unit, owner`` list of second units (empty when there is none)."""
     return field(g, STACKED, "units")
 #: the Train module's name: its record (``g.modstate[TRAINS]``, rules/train_core.TrainState) holds what this
@@ -138,7 +139,7 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     return mask
 
 
-def reservations(g) -> list:
+def reservations(g) -> list | None:
     """Delivery bonus 19's reservations, [space, owner] pairs (the Merchant is the owner's); empty (or None)
     without the Train module."""
     return field(g, TRAINS, "reserved", None)

@@ -39,15 +39,17 @@ FIELDS = 5
 class MarketState(Record):
     """The Farmers markets' state in a game (the module docstring: ``markets``, ``deal``)."""
     __slots__ = ("markets", "deal")
+    markets: list
+    deal: list
     MISC = {"markets": ("markets", []), "deal": ("market_deal", [])}
 
 
-def market_list(g) -> list:
+def market_list(g) -> list | tuple:
     """The markets in play, ``FIELDS`` ints each (empty without the module)."""
     return field(g, NAME, "markets")
 
 
-def dealt_tiles(g) -> list:
+def dealt_tiles(g) -> list | tuple:
     """Each seat's dealt Farmers market tile until it is placed, then -1 (empty without the module)."""
     return field(g, NAME, "deal")
 
@@ -80,7 +82,7 @@ def market_module_mask(g) -> int:
     return sum(1 << s for s in range(g.board.num_spaces) if module[s] in allowed)
 
 
-def market_spaces(g) -> list[int]:
+def market_spaces(g) -> list | tuple:
     return market_list(g)[0::FIELDS]
 
 

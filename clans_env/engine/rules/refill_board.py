@@ -23,10 +23,11 @@ class RefillState(Record):
     """The refill board's state in a game (``g.modstate["refill_board"]``): ``board``, its face-up
     contracts, leftmost first (not the Train map's Demand refill area, train_core.DEMAND_REFILL)."""
     __slots__ = ("board",)
+    board: list
     MISC = {"board": ("refill", [])}
 
 
-def board(g) -> list:
+def board(g) -> list | tuple:
     """The refill board's face-up contracts, leftmost first (empty without the module)."""
     return field(g, NAME, "board")
 

@@ -24,6 +24,8 @@ NAME = "solo"
 class SoloState(Record):
     """The Market phase's latest rolls (``dice``) and the contracts its die removed (``removed``)."""
     __slots__ = ("dice", "removed")
+    dice: list
+    removed: list
     MISC = {"dice": ("solo_dice", []), "removed": ("solo_removed", [])}
 
 
@@ -39,11 +41,11 @@ def solo_state(g) -> SoloState:
     return rec
 
 
-def removed_contracts(g) -> list:
+def removed_contracts(g) -> list | tuple:
     return field(g, NAME, "removed")
 
 
-def market_dice(g) -> list:
+def market_dice(g) -> list | tuple:
     return field(g, NAME, "dice")
 
 

@@ -4,6 +4,8 @@ which builds on this; ``trains`` re-exports every name here). State layout: trai
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import trainmap as TM
 from ..state import K_HOOK, K_STATION
 from ..topology import bits
@@ -19,6 +21,25 @@ class TrainState(Record):
     (refill_board.py). A field the game has not (``mini`` without Mini-trains, ...) is None."""
     __slots__ = ("at", "mini", "tilt", "deliv", "markers", "station", "bonus", "demand", "used", "demand_refill",
                  "pile", "solo_done", "ms", "claims", "claim_round", "below", "reserved", "discarded")
+    # declared for mypy (the compiled build); a part the game has not is None, hence Any
+    at: Any
+    mini: Any
+    tilt: Any
+    deliv: Any
+    markers: Any
+    station: Any
+    bonus: Any
+    demand: Any
+    used: Any
+    demand_refill: Any
+    pile: Any
+    solo_done: Any
+    ms: Any
+    claims: Any
+    claim_round: Any
+    below: list
+    reserved: list
+    discarded: list
     MISC = {"at": ("tr_at", None), "mini": ("tr_mini", None), "tilt": ("tr_tilt", None),
             "deliv": ("tr_deliv", None), "markers": ("tr_markers", None), "station": ("tr_station", None),
             "bonus": ("tr_bonus", None), "demand": ("tr_demand", None), "used": ("tr_used", None),

@@ -22,11 +22,12 @@ NAME = "variable_prices"
 class PriceDiceState(Record):
     """The module's state in a game: ``dice``, the Price die's starting roll per Good (``data.GOODS`` order)."""
     __slots__ = ("dice",)
+    dice: list
     MISC = {"dice": ("price_dice", [])}
     SHARED = True           # rolled in setup only
 
 
-def starting_dice(g) -> list:
+def starting_dice(g) -> list | tuple:
     """The starting rolls per Good (empty without the module)."""
     return field(g, NAME, "dice")
 
