@@ -80,3 +80,28 @@ def test_search_with_unchecked_applies_equals_search_with_checked_ones(monkeypat
     monkeypatch.setattr(Game, "apply_unchecked", Game.apply)
     checked = search()
     assert fast == checked and sum(fast.values()) > 0
+
+
+def test_clan_hot_path_flags_follow_the_methods_a_subclass_overrides():
+    """The engine skips a clan's main/post-main actions, trade and deploy hooks, and its unit-cost and
+    discount look-ups, by flags; every Clan subclass gets them from the methods it overrides, registered
+    or not (a user's own clan class, a test's), so an overridden method is never silently skipped."""
+    from clans_env.engine import data as D
+    from clans_env.engine.clans.base import CLANS, Clan
+
+    class Rower(Clan):
+        def main_actions(self, game, p):
+            return []
+
+        def on_trade(self, game, p, good, qty, direction):
+            pass
+
+        def unit_cost(self, game, p, unit):
+            return 1
+
+    plain = Clan.__new__(type("Plain", (Clan,), {}))
+    assert Rower.adds_main_actions and Rower.watches_trades and not Rower.acts_on_deploy
+    assert Rower.unit_costs is None and not Rower.plain_costs
+    assert not plain.adds_main_actions and plain.plain_costs and plain.unit_costs == D.UNIT_COST
+    assert CLANS["macleod"].adds_post_main_actions and CLANS["stewart"].watches_trades
+    assert not CLANS["robertson"].plain_costs and CLANS["gordon"].plain_costs

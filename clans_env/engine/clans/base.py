@@ -125,6 +125,11 @@ class Clan:
     #: whether ``on_any_deploy`` is called after every player's deployments (Clan Mackintosh)
     watches_deploys = False
 
+    def __init_subclass__(cls, **kwargs):
+        # every subclass, registered or not (a test's, a user's), gets flags that match its methods
+        super().__init_subclass__(**kwargs)
+        _derive_flags(cls)
+
     # ---- setup ---------------------------------------------------------------------
     def on_setup(self, game, p: int) -> None:
         """Adjust the starting board (extra Merchants, free Shipping, ...)."""
@@ -143,12 +148,12 @@ class Clan:
 
     # ---- costs ---------------------------------------------------------------------
     #: each unit type's cost when it never changes in play (Expand's legality reads it without a call per
-    #: unit); ``register`` sets None for a clan that overrides ``unit_cost`` without declaring its own tuple
+    #: unit); None for a subclass that overrides ``unit_cost`` without declaring its own tuple
     unit_costs: tuple | None = D.UNIT_COST
-    #: fixed ``unit_costs``, no placement discount, no ``restricts_targets`` (set by ``register``): Expand's
+    #: fixed ``unit_costs``, no placement discount, no ``restricts_targets`` (set per subclass): Expand's
     #: legality and costs take their short path
     plain_costs = True
-    #: set by ``register`` from the methods the clan overrides: ``main_actions``/``apply_main``,
+    #: set per subclass (``__init_subclass__``) from the methods the clan overrides: ``main_actions``/``apply_main``,
     #: ``post_main_actions``/``apply_post_main``, ``on_trade``, ``on_deploy``
     adds_main_actions = adds_post_main_actions = watches_trades = acts_on_deploy = False
 
@@ -346,13 +351,6 @@ class Clan:
         return ""
 
 
-class NoClan(Clan):
-    pass
-
-
-NO_CLAN = NoClan()
-
-
 #: clan name (lower case, as in the rulebook) -> instance; filled by the clan modules (``@register``)
 CLANS: dict[str, Clan] = {}
 
@@ -361,7 +359,8 @@ def _overrides(cls, name: str) -> bool:
     return getattr(cls, name) is not getattr(Clan, name)
 
 
-def register(cls):
+def _derive_flags(cls) -> None:
+    """The hot-path flags of a Clan subclass, from the methods it overrides (``Clan.__init_subclass__``)."""
     if cls.unit_cost is not Clan.unit_cost and not cls.__dict__.get("unit_costs"):
         cls.unit_costs = None           # a cost that varies in play: ask ``unit_cost`` each time
     # which optional clan methods the hot paths must call (a flag read costs less than a call that does nothing)
@@ -372,5 +371,15 @@ def register(cls):
     cls.plain_costs = (cls.unit_costs is not None and not cls.restricts_targets
                        and cls.discount_spaces is Clan.discount_spaces
                        and cls.placement_discount is Clan.placement_discount)
+
+
+class NoClan(Clan):
+    pass
+
+
+NO_CLAN = NoClan()
+
+
+def register(cls):
     CLANS[cls.name] = cls()
     return cls
