@@ -144,8 +144,10 @@ def test_search_reproduces_recorded_choices(fixture, name):
         assert g_row["a"] == w_row["a"], (name, i)
         assert g_row["n"] == w_row["n"], (name, i)
         assert [k[:2] for k in g_row["kids"]] == [k[:2] for k in w_row["kids"]], (name, i)
-        assert g_row["w"] == pytest.approx(w_row["w"], rel=1e-6, abs=1e-5), (name, i)
-        assert [k[2] for k in g_row["kids"]] == pytest.approx([k[2] for k in w_row["kids"]], rel=1e-6, abs=1e-5)
+        # Value sums come from float32 network outputs added in batch order, which may differ by
+        # ~1e-5 between torch thread schedules; moves and visit counts above stay exact.
+        assert g_row["w"] == pytest.approx(w_row["w"], rel=1e-6, abs=1e-4), (name, i)
+        assert [k[2] for k in g_row["kids"]] == pytest.approx([k[2] for k in w_row["kids"]], rel=1e-6, abs=1e-4)
 
 
 def test_puct_ties_follow_the_callers_order():
