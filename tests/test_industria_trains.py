@@ -912,6 +912,46 @@ def test_mini_train_first_keeps_a_delivery_for_the_train():
     assert CHOOSE + loc(g, "T9") not in g.legal_actions() and CHOOSE + loc(g, "T2") in g.legal_actions()
 
 
+def _mini_paths_by_definition(g, p):
+    """R13.8 with R15.4 (T5), read directly: move the Mini-train and pay its fee, then ask whether the
+    Train can still deliver."""
+    mini, pl = g.modstate["trains"].mini, g.players[p]
+    start, money = mini[p], pl.money
+    out = []
+    for path in TR.paths(g, p, TR.MINITRAIN):
+        mini[p], pl.money = path[1], money - path[2]
+        if TR.paths(g, p, TR.TRAIN, first_only=True):
+            out.append(path)
+        mini[p], pl.money = start, money
+    return out
+
+
+def test_mini_paths_agree_with_moving_the_mini_train_first():
+    """R13.8/R15.4 (T5): ``mini_paths`` lists the Train's movements once instead of once per Mini-train
+    move; it keeps exactly the Mini-train moves after which the Train still delivers, money for fees
+    included (positions of random 2-player games, money cut down so that fees bind)."""
+    rng = random.Random(34)
+    checked = binding = 0
+    for seed in range(12):
+        g = Game(GameConfig(num_players=2, seed=seed, industria=True))
+        while not g.is_terminal() and checked < 400:
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+            ts = g.modstate["trains"]
+            p = g.current_player
+            if p is None or p < 0 or ts.at[p] < 0 or ts.mini[p] < 0:
+                continue
+            for money in (g.players[p].money, 3, 6, 0):
+                h = g.clone()
+                h.players[p].money = money
+                want = _mini_paths_by_definition(h, p)
+                assert TR.mini_paths(h, p) == want
+                assert TR.mini_paths(h, p, first_only=True) == want[:1]
+                checked += 1
+                binding += len(want) < len(TR.paths(h, p, TR.MINITRAIN))
+    assert checked >= 400 and binding >= 20
+
+
 def _grass_where(g, pred, count):
     """``count`` empty active grassland spaces satisfying ``pred`` (space id)."""
     from helpers import active_land

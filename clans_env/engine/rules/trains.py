@@ -356,7 +356,7 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
             return True
     elif paths(g, p, TRAIN, first_only=True, ends=ends):
         return True
-    return has_minis(g) and bool(mini_paths(g, p, first_only=True))
+    return has_minis(g) and bool(mini_paths(g, p, first_only=True, ends=ends))
 
 
 def train_options(g, p: int, out: list) -> None:
@@ -398,22 +398,36 @@ def _train_still_to_move(g, p: int) -> bool:
     return any(f[0] == K_HOOK and f[1] == p and f[2] == "train_other" and f[3] == TRAIN for f in g.stack[-2:])
 
 
-def mini_paths(g, p: int, first_only: bool = False) -> list:
+def mini_paths(g, p: int, first_only: bool = False, ends: int | None = None) -> list:
     """Mini-train moves made before the Train's: only those after which the Train can still deliver
-    (R13.8: a Train action always delivers; T5)."""
+    (R13.8: a Train action always delivers; T5). ``ends``: where the Train could deliver
+    (``deliverable``), if known."""
     out = []
+    # Where the Train can deliver depends on Goods and Demand tiles only, and its fees on the others'
+    # pieces, none of which the Mini-train's move changes; the move changes only where the Train may
+    # not end (on the Mini-train, R15.6) and the money left for fees. So the Train's movements are
+    # listed once as if the Mini-train were off the map, then checked against each Mini-train move.
+    if ends is None:
+        ends = deliverable(g, p)
+    if not ends:
+        return out
     mini = g.modstate[TRAINS].mini
     start, money = mini[p], g.players[p].money
+    mini[p] = -1
+    train = paths(g, p, TRAIN, ends=ends)
+    mini[p] = start
+    if not train:
+        return out
     for path in paths(g, p, MINITRAIN):
-        mini[p] = path[1]
-        g.players[p].money = money - path[2]
-        ok = bool(paths(g, p, TRAIN, first_only=True))
-        mini[p] = start
-        g.players[p].money = money
-        if ok:
-            out.append(path)
-            if first_only:
+        dest, left = path[1], money - path[2]
+        for _, d, f, _ in train:
+            if d != dest and f <= left:
+                out.append(path)
                 break
+        else:
+            continue
+        if first_only:
+            break
     return out
 
 
