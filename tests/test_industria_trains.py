@@ -929,27 +929,38 @@ def _mini_paths_by_definition(g, p):
 def test_mini_paths_agree_with_moving_the_mini_train_first():
     """R13.8/R15.4 (T5): ``mini_paths`` lists the Train's movements once instead of once per Mini-train
     move; it keeps exactly the Mini-train moves after which the Train still delivers, money for fees
-    included (positions of random 2-player games, money cut down so that fees bind)."""
+    included, and the Train action is offered exactly when one order delivers (positions of random
+    2-player games, money cut down so that fees bind)."""
     rng = random.Random(34)
-    checked = binding = 0
+    checked = binding = blocking = 0
     for seed in range(12):
         g = Game(GameConfig(num_players=2, seed=seed, industria=True))
-        while not g.is_terminal() and checked < 400:
+        while not g.is_terminal() and checked < 600:
             legal = g.legal_actions()
             g.apply(legal[int(rng.random() * len(legal))])
             ts = g.modstate["trains"]
             p = g.current_player
             if p is None or p < 0 or ts.at[p] < 0 or ts.mini[p] < 0:
                 continue
-            for money in (g.players[p].money, 3, 6, 0):
-                h = g.clone()
-                h.players[p].money = money
-                want = _mini_paths_by_definition(h, p)
-                assert TR.mini_paths(h, p) == want
-                assert TR.mini_paths(h, p, first_only=True) == want[:1]
-                checked += 1
-                binding += len(want) < len(TR.paths(h, p, TR.MINITRAIN))
-    assert checked >= 400 and binding >= 20
+            # the Mini-train where it is, and on each end of the Train's movements (it blocks that end)
+            h = g.clone()
+            h.modstate["trains"].mini[p] = -1
+            spots = [ts.mini[p]] + sorted({d for _, d, _, _ in TR.paths(h, p, TR.TRAIN)})
+            for mini_at in spots[:3]:
+                for money in (g.players[p].money, 3, 6, 0):
+                    h = g.clone()
+                    h.players[p].money = money
+                    h.modstate["trains"].mini[p] = mini_at
+                    want = _mini_paths_by_definition(h, p)
+                    assert TR.mini_paths(h, p) == want
+                    assert TR.mini_paths(h, p, first_only=True) == want[:1]
+                    # R13.1/R15.4: the Train action is offered exactly when one of the two orders delivers
+                    train_first = TR.paths(h, p, TR.TRAIN)
+                    assert TR.can_take_train_action(h, p, extra=True) == bool(train_first or want)
+                    checked += 1
+                    binding += len(want) < len(TR.paths(h, p, TR.MINITRAIN))
+                    blocking += bool(want) and not train_first
+    assert checked >= 600 and binding >= 20 and blocking >= 5, (checked, binding, blocking)
 
 
 def _grass_where(g, pred, count):

@@ -356,7 +356,12 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
             return True
     elif paths(g, p, TRAIN, first_only=True, ends=ends):
         return True
-    return has_minis(g) and bool(mini_paths(g, p, first_only=True, ends=ends))
+    # The Mini-train moving first helps only by freeing its location as the Train's end (money only
+    # goes down): no delivery there, no help.
+    if not has_minis(g):
+        return False
+    other = minis[p]
+    return other >= 0 and bool(ends >> other & 1) and bool(mini_paths(g, p, first_only=True, ends=ends))
 
 
 def train_options(g, p: int, out: list) -> None:
