@@ -328,3 +328,23 @@ def test_standard_v2_has_the_automa_levels_and_a_ladder_plays_an_automa_seat(tmp
     assert rows["automa-1"]["games"] == 2 and rows["automa-1"]["rating"] is None
     assert rows["automa-1"]["opponent_mean_vp"] > 0
     assert any("automa-1" in note for note in res.notes)
+
+
+def test_calibrate_knows_a_model_opponent_by_its_file(monkeypatch):
+    """A reference model run as a candidate from the project folder (``ppo:path=models/...``, as the
+    README's commands write it) is the ladder's ``ppo:path={root}/models/...`` opponent, so calibration
+    fits it; another file is another agent."""
+    lad = L.load_ladder("standard-v3")
+    monkeypatch.chdir(L.ROOT)
+
+    def result(spec):
+        pairs = ([["2p-industria", "h", i, "heuristic", 1.0 if i % 4 else 0.0] for i in range(40)]
+                 + [["2p-industria", "r", i, "random", 1.0] for i in range(40)])
+        return L.LadderResult(ladder={"id": lad.id}, candidate={"spec": spec}, package={}, rating=None,
+                              ratings_by_format={}, formats={}, solo=None, pairs=pairs)
+    cal = L.calibrate([result("ppo:path=models/ppo_industria_2p/model.pt")], lad)
+    assert cal["2p-industria"]["ppo-industria-2p"] == pytest.approx(1000 + 400 * math.log10(3), abs=10)
+    assert L.same_agent_key("ppo:path=./models/ppo_3p/model.pt") == L.same_agent_key(
+        "ppo:path={root}/models/ppo_3p/model.pt")
+    other = L.calibrate([result("ppo:path=models/ppo_3p/model.pt")], lad)
+    assert "ppo-industria-2p" not in other["2p-industria"]

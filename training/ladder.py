@@ -135,6 +135,15 @@ def resolve_spec(spec: str) -> str:
     return spec.replace("{root}", str(ROOT))
 
 
+def same_agent_key(spec: str) -> str:
+    """``spec`` with ``{root}`` filled in and every ``path=`` option made absolute, so that a candidate
+    run as ``ppo:path=models/x/model.pt`` from the project folder is recognised as the opponent
+    ``ppo:path={root}/models/x/model.pt`` (calibration)."""
+    def absolute(m: re.Match) -> str:
+        return m.group(1) + str(Path(m.group(2)).expanduser().resolve())
+    return re.sub(r"((?:^|[:,])path=)([^,]+)", absolute, resolve_spec(spec))
+
+
 def ladder_path(name_or_path) -> Path:
     """A ladder file: a path, or the name of a shipped ladder (``standard-v1``)."""
     p = Path(name_or_path)
@@ -403,11 +412,10 @@ def calibrate(results, ladder: Ladder, prior_sd: float = 1000.0) -> dict:
     import numpy as np
     from scipy.optimize import minimize
 
-    by_spec = {resolve_spec(o.spec): o.name for o in ladder.opponents}
-    by_spec.update({o.spec: o.name for o in ladder.opponents})
+    by_spec = {same_agent_key(o.spec): o.name for o in ladder.opponents}
     records: dict = {}
     for res in results:
-        cand = by_spec.get(res.candidate.get("spec", ""))
+        cand = by_spec.get(same_agent_key(res.candidate.get("spec", "")))
         if cand is None:
             continue
         for fmt, _stratum, _deal, opp, y in res.pairs:
