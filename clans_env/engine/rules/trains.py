@@ -349,19 +349,18 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     if not ends:
         return False
     minis = ts.mini
-    if g.players[p].money >= TM.PASS_FEE * (len(ts.at) + (len(minis) if minis else 0)):
-        # p can pay the fee of every piece on the map (R13.5): a movement is any open way to an end
-        other = minis[p] if minis else -1
-        if ends & open_ends(sd, start, unlocked_spots(g, p)) & ~(1 << other if other >= 0 else 0):
+    other = minis[p] if minis else -1
+    # where a movement could end if every fee were paid: open ways (R13.3/R13.4) to a delivery
+    opened = ends & open_ends(sd, start, unlocked_spots(g, p))
+    if opened & ~(1 << other if other >= 0 else 0):          # not on p's other piece (R15.6)
+        if g.players[p].money >= TM.PASS_FEE * (len(ts.at) + (len(minis) if minis else 0)):
+            return True          # p can pay the fee of every piece on the map (R13.5)
+        if paths(g, p, TRAIN, first_only=True, ends=ends):
             return True
-    elif paths(g, p, TRAIN, first_only=True, ends=ends):
-        return True
     # The Mini-train moving first helps only by freeing its location as the Train's end (money only
-    # goes down): no delivery there, no help.
-    if not has_minis(g):
-        return False
-    other = minis[p]
-    return other >= 0 and bool(ends >> other & 1) and bool(mini_paths(g, p, first_only=True, ends=ends))
+    # goes down): only when the Train could deliver there.
+    return (other >= 0 and bool(opened >> other & 1) and has_minis(g)
+            and bool(mini_paths(g, p, first_only=True, ends=ends)))
 
 
 def train_options(g, p: int, out: list) -> None:
