@@ -237,7 +237,8 @@ _SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name
 
 
 #: (side name, location set) -> (spot, its locations) of the Demand spots with a location in the set: the
-#: sets asked are the whole map and each location's ``within_two``
+#: sets asked are the whole map and the ``open_ends`` of a start and a set of claimed Milestones (as few
+#: as the ``_OPEN_ENDS`` keys)
 _SPOTS_WITHIN: dict = {}
 
 
@@ -343,15 +344,14 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     start = ts.at[p]
     if start < 0 or (ts.tilt[p] and not extra):
         return False
-    sd = side(g)
-    near = sd.within_two[start]
-    ends = deliverable(g, p, near) & near     # no movement ends further (paths)
+    # where a movement could end if every fee were paid (open ways, R13.3/R13.4): no movement ends
+    # elsewhere (paths), so only the Demand spots there are asked whether p can deliver
+    reach = open_ends(side(g), start, unlocked_spots(g, p))
+    ends = opened = deliverable(g, p, reach) & reach
     if not ends:
         return False
     minis = ts.mini
     other = minis[p] if minis else -1
-    # where a movement could end if every fee were paid: open ways (R13.3/R13.4) to a delivery
-    opened = ends & open_ends(sd, start, unlocked_spots(g, p))
     if opened & ~(1 << other if other >= 0 else 0):          # not on p's other piece (R15.6)
         if g.players[p].money >= TM.PASS_FEE * (len(ts.at) + (len(minis) if minis else 0)):
             return True          # p can pay the fee of every piece on the map (R13.5)
