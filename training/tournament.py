@@ -50,6 +50,7 @@ from dataclasses import asdict, dataclass, field, fields
 from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 
+from agents.threads import limit_torch_threads, threads_per_worker
 from clans_env.engine import Game, GameConfig, IllegalActionError
 from clans_env.engine.game import atomic_write_text
 
@@ -611,8 +612,9 @@ def _run_jobs(jobs, workers: int, progress: bool, names, done: dict | None = Non
                     yield r
 
 
-def _worker_main(conn, state, parent, inherited) -> None:
+def _worker_main(conn, state, parent, inherited, threads: int = 1) -> None:
     exit_with_parent(parent)
+    limit_torch_threads(threads)        # the workers share the cores (agents/threads.py)
     # a forked worker holds copies of the parent's ends of its own and its siblings' pipes: with
     # them open, its read would never see EOF once the parent is gone
     for c in inherited:
@@ -629,11 +631,11 @@ def _worker_main(conn, state, parent, inherited) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, siblings=()):
+    def __init__(self, ctx, siblings=(), threads: int = 1):
         self.conn, child = ctx.Pipe()
         self.state = ctx.Array("d", 2, lock=False)     # [start of the current move (monotonic) or 0, seat]
         inherited = [self.conn, *(w.conn for w in siblings)] if ctx.get_start_method() == "fork" else []
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.state, parent_token(), inherited))   # not daemonic: agents may start processes (mcts:workers=)
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.state, parent_token(), inherited, threads))   # not daemonic: agents may start processes (mcts:workers=)
         self.proc.start()
         child.close()
         self.job: GameJob | None = None
@@ -655,9 +657,10 @@ class _WorkerPool:
 
     def __init__(self, n: int):
         self.ctx = mp.get_context()
+        self.threads = threads_per_worker(n)
         self.workers = []
         for _ in range(n):
-            self.workers.append(_Worker(self.ctx, self.workers))
+            self.workers.append(_Worker(self.ctx, self.workers, self.threads))
 
     def __enter__(self):
         return self
@@ -678,7 +681,7 @@ class _WorkerPool:
 
     def _replace(self, w: _Worker) -> None:
         w.kill()
-        self.workers[self.workers.index(w)] = _Worker(self.ctx, [o for o in self.workers if o is not w])
+        self.workers[self.workers.index(w)] = _Worker(self.ctx, [o for o in self.workers if o is not w], self.threads)
 
     def run(self, jobs):
         queue = deque(jobs)
