@@ -59,7 +59,7 @@ from clans_env.engine.state import GAME_OVER, K_PLACE
 from .base import Agent
 from .heuristic import (DEFAULT_WEIGHTS, HeuristicAgent, candidate_actions, complete_follow_ups, estimate_final_vp,
                         greedy_action)
-from .threads import limit_torch_threads, threads_per_worker
+from .threads import core_sharing_pool
 from .tree import Node, puct_choice, reused_root
 
 #: solo scores are centred on the rulebook's "Average" band (131-145 VP)
@@ -243,8 +243,7 @@ class MCTSAgent(Agent):
 
     def _act_parallel(self, game) -> int:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=limit_torch_threads,
-                                             initargs=(threads_per_worker(self.workers),))
+            self._pool = core_sharing_pool(self.workers)
         k = self.workers
         sims = None if self.seconds is not None else max(1, self.sims // k)
         seeds = [self.rng.getrandbits(62) for _ in range(k)]

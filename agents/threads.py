@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 
 def usable_cores() -> int:
@@ -32,3 +33,9 @@ def limit_torch_threads(threads: int) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
+
+
+def core_sharing_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool of ``workers`` whose processes each run torch on their share of the cores."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=limit_torch_threads,
+                               initargs=(threads_per_worker(workers),))

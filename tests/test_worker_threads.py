@@ -41,3 +41,10 @@ def test_tournament_workers_run_torch_on_their_share(monkeypatch, tmp_path):
     bad = run_tournament([PROBE, "random"], num_players=2, games_per_pairing=2, seed=5, workers=2,
                          progress=False, out_dir=tmp_path / "bad")
     assert len(bad.failures) == 2
+
+
+def test_core_sharing_pool_runs_torch_on_the_share():
+    """The process pools of the benchmarks and of mcts:workers= (agents.threads.core_sharing_pool)."""
+    with T.core_sharing_pool(2) as pool:
+        got = {pool.submit(torch.get_num_threads).result() for _ in range(4)}
+    assert got == {T.threads_per_worker(2)}

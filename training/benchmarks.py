@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import random
 import time
-from concurrent.futures import ProcessPoolExecutor
 
-from agents.threads import limit_torch_threads, threads_per_worker
+from agents.threads import core_sharing_pool
 from clans_env.engine import Game, GameConfig
 
 from .progress import Progress
@@ -117,8 +116,7 @@ def solo(spec: str, games: int, seed: int = 0, workers: int = 2, progress: bool 
                 out.append(_solo_job(j))
                 bar.update(text=spec)
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=limit_torch_threads,
-                                     initargs=(threads_per_worker(workers),)) as pool:
+            with core_sharing_pool(workers) as pool:
                 for r in pool.map(_solo_job, jobs):
                     out.append(r)
                     bar.update(text=spec)
@@ -228,8 +226,7 @@ def vs_openspiel(games: int, sims: int = 100, seed: int = 0, workers: int = 2, p
                 results.append(_openspiel_game_job(j))
                 bar.update(text="ours vs OpenSpiel MCTSBot")
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=limit_torch_threads,
-                                     initargs=(threads_per_worker(workers),)) as pool:
+            with core_sharing_pool(workers) as pool:
                 for r in pool.map(_openspiel_game_job, jobs):
                     results.append(r)
                     bar.update(text="ours vs OpenSpiel MCTSBot")
