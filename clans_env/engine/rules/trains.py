@@ -386,8 +386,9 @@ def legal_train_move(g, frame) -> list:
     p, piece, first = frame[1], frame[2], frame[3]
     decline = [DONE] if len(frame) > 4 else []      # R13.6: the Tunnel's additional action is optional
     if piece == -1:                    # 2 players: the Train or the Mini-train first
-        train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN)})
-        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p)})
+        ends = deliverable(g, p)       # both orders' Train deliveries (the Mini-train's move keeps them)
+        train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN, ends=ends)})
+        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p, ends=ends)})
         return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini] + decline
     ps = mini_paths(g, p) if piece == MINITRAIN and _train_still_to_move(g, p) else paths(g, p, piece)
     if first < 0:
