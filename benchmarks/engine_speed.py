@@ -118,15 +118,16 @@ def main() -> None:
                          "pure Python); with --industria both are timed on Industria too")
     ap.add_argument("--catanatron", action="store_true", help="also time catanatron's Catan engine in the same run")
     ap.add_argument("--industria", action="store_true",
-                    help="also time this checkout on full Industria configurations (industria=True) in the same run")
+                    help="also time full Industria configurations (industria=True) in the same run, in this "
+                         "checkout and in --baseline's")
     args = ap.parse_args()
     catan: dict = {n: [] for n in args.players}
-    industria: dict = {n: [] for n in args.players}
     pure_industria: dict = {n: [] for n in args.players}
 
     with checkouts(args.baseline, pure_baseline=args.pure_baseline) as versions:
         envs = {"baseline": PURE} if args.pure_baseline else {}
         results: dict = {name: {n: [] for n in args.players} for name in versions}
+        industria: dict = {name: {n: [] for n in args.players} for name in versions}
         for r in range(args.rounds):
             for n in args.players:
                 for name, path in versions.items():
@@ -138,8 +139,10 @@ def main() -> None:
                                                         f"measure({args.games}, {n}, {args.seed}, industria=True)",
                                                         env=PURE))
                 if args.industria:
-                    industria[n].append(measure_in(ROOT, "engine_speed",
-                                                   f"measure({args.games}, {n}, {args.seed}, industria=True)"))
+                    for name, path in versions.items():
+                        if name == "current" or not args.pure_baseline:
+                            industria[name][n].append(measure_in(
+                                path, "engine_speed", f"measure({args.games}, {n}, {args.seed}, industria=True)"))
                 if args.catanatron:
                     catan[n].append(measure_in(ROOT, "engine_speed",
                                                f"measure_catanatron({args.games}, {n}, {args.seed})"))
@@ -162,18 +165,28 @@ def main() -> None:
                 print(f"{name:<10}{n:>8}{m['us_per_decision']:>13.1f}{m['games_per_s']:>10.2f}"
                       f"{m['decisions_per_game']:>16.0f}{m['clone_us']:>10.1f}{m['replay_us_per_decision']:>15.1f}")
         if args.industria:
-            print(f"\nIndustria (industria=True, this checkout, same run, median):")
+            keys = ("us_per_decision", "clone_us", "decisions_per_game", "replay_us_per_decision")
+            imed = {(name, n): {k: statistics.median(r[k] for r in industria[name][n]) for k in keys}
+                    for name in versions for n in args.players if industria[name][n]}
+            print("\nIndustria (industria=True, same run, median):")
             for n in args.players:
-                m = {k: statistics.median(r[k] for r in industria[n]) for k in ("us_per_decision", "clone_us",
-                                                                               "decisions_per_game")}
-                base = med[("current", n)]
-                print(f"  {n} players: {m['us_per_decision']:.1f} us/decision ({m['decisions_per_game']:.0f} "
-                      f"decisions/game), clone {m['clone_us']:.1f} us; x{m['us_per_decision'] / base['us_per_decision']:.2f} "
-                      f"a base-game decision, clone x{m['clone_us'] / base['clone_us']:.2f}")
+                for name in versions:
+                    m = imed.get((name, n))
+                    if m is None:
+                        continue
+                    base = med[(name, n)]
+                    print(f"  {name:<9}{n} players: {m['us_per_decision']:.1f} us/decision ({m['decisions_per_game']:.0f} "
+                          f"decisions/game), clone {m['clone_us']:.1f} us; x{m['us_per_decision'] / base['us_per_decision']:.2f} "
+                          f"a base-game decision, clone x{m['clone_us'] / base['clone_us']:.2f}")
+                if args.baseline and (("baseline", n) in imed):
+                    c, b = imed[("current", n)], imed[("baseline", n)]
+                    print(f"    current / baseline: us/decision x{c['us_per_decision'] / b['us_per_decision']:.2f}, "
+                          f"clone x{c['clone_us'] / b['clone_us']:.2f}, replay us/decision "
+                          f"x{c['replay_us_per_decision'] / b['replay_us_per_decision']:.2f}")
                 if args.pure_baseline:
                     keys = ("us_per_decision", "clone_us", "replay_us_per_decision")
                     p = {k: statistics.median(r[k] for r in pure_industria[n]) for k in keys}
-                    full = {k: statistics.median(r[k] for r in industria[n]) for k in keys}
+                    full = imed[("current", n)]
                     print(f"    pure Python: {p['us_per_decision']:.1f} us/decision, clone {p['clone_us']:.1f} us, replay "
                           f"{p['replay_us_per_decision']:.1f} us/decision; current / pure: us/decision "
                           f"x{full['us_per_decision'] / p['us_per_decision']:.2f}, clone x{full['clone_us'] / p['clone_us']:.2f}, "

@@ -11,7 +11,7 @@ import pytest
 from clans_env import Game, GameConfig
 from clans_env.engine import data as D
 from clans_env.engine import trainmap as TM
-from clans_env.engine.board import hex_distance
+from clans_env.engine.board import hex_distance, offset_to_cube
 from clans_env.engine.rules import deliveries as DL
 from clans_env.engine.rules import milestones as MS
 from clans_env.engine.rules import trains as TR
@@ -115,6 +115,57 @@ def test_remembered_milestone_conditions_match_a_fresh_evaluation(players):
             compared += 1
             met += fresh
     assert compared > 1000 and met > 50
+
+
+def reference_units(g, p: int) -> list:
+    """Every unit of p on the map read from the map: the unit on each of p's spaces and p's second units
+    (Industria R4.5); not the Train station (R13.16, T7)."""
+    out = [g.unit_at[s] for s in range(len(g.unit_at)) if g.players[p].spaces >> s & 1]
+    stacked = g.modstate["second_units"].units if "second_units" in g.modstate else []
+    return out + [stacked[i + 1] for i in range(0, len(stacked), 3) if stacked[i + 2] == p]
+
+
+def reference_line(g, p: int, length: int) -> bool:
+    """Milestone 13 read directly: ``length`` hex cells in a row (cube coordinates, any axis) each holding
+    a space with p's unit or Train station."""
+    own = {offset_to_cube(*g.board.rowcol[s]) for s in range(len(g.board.rowcol))
+           if MS._spaces_with_units(g, p) >> s & 1}
+    return any(all((x + k * dx, y + k * dy, z + k * dz) in own for k in range(length))
+               for x, y, z in own for dx, dy, dz in ((1, -1, 0), (1, 0, -1), (0, 1, -1)))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_unit_milestones_count_the_units_on_the_map(players):
+    """R13.24 tiles 8-10 (read from the Player board: supply less units left) against p's units on the map
+    (T7: second units count, the station does not); tile 13 against its text on cube coordinates."""
+    seen = {8: 0, 9: 0, 10: 0, 13: 0}
+    for g, p in main_decisions(players, 5, 900 + players):
+        units = reference_units(g, p)
+        types = {D.WOODCUTTER if u in D.WORKERS else u for u in units}
+        counts = {u: units.count(u) for u in set(units) if u not in D.WORKERS}
+        want = {8: sum(1 for v in counts.values() if v >= MS._p(8, "amount")) >= MS._p(8, "types"),
+                9: len(types) == 7, 10: len(units) >= MS._p(10, "amount"), 13: reference_line(g, p, MS._p(13, "amount"))}
+        for tile, ok in want.items():
+            assert MS._condition(g, p, tile) == ok, (tile, p, units)
+            seen[tile] += ok
+    assert all(seen.values()), seen                 # each tile met somewhere, so both answers were compared
+
+
+def test_line_milestone_on_any_set_of_spaces():
+    """Milestone 13's line table (per board and length) against the text for random sets of spaces, the
+    Port tiles' spaces (which share one cell, having no row) among them."""
+    rng = random.Random(13)
+    met = 0
+    for seed in range(4):
+        g = Game(GameConfig(num_players=1 + seed % 4, seed=seed, industria=True))
+        n = len(g.board.rowcol)
+        for _ in range(150):
+            g.players[0].spaces = sum(1 << s for s in range(n) if rng.random() < 0.35)
+            for length in (3, 5):
+                ok = reference_line(g, 0, length)
+                assert MS._line5(g, 0, length) == ok
+                met += ok
+    assert 50 < met < 1200
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -12,16 +12,15 @@ pays its Goods and £15, and the markers are those beside the Scoring tiles of r
 """
 from __future__ import annotations
 
-from operator import itemgetter
 
 from .. import data as D
 from .. import trainmap as TM
 from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
-from ..topology import bit_list, bits
+from ..topology import bits
 from .common import TRAINS, second_units, station_space, stations, unit_spaces
-from .industria_scoring import own_units, unit_type
+from .industria_scoring import unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
 from . import train_core as TR
@@ -93,10 +92,6 @@ def _p(tile: int, key: str) -> int:
     return TM.MILESTONE_PARAMS[tile][key]
 
 
-def _placed(pl, units) -> int:
-    return sum(pl.units_placed(u) for u in units)
-
-
 def _triangles(g, comp: int, first_only: bool = False) -> int:
     """Triangles of 3 mutually neighbouring spaces inside the space set ``comp`` (``first_only``: 1 once one
     is found, as Milestone 7 asks only whether there is one)."""
@@ -122,83 +117,104 @@ def _spaces_with_units(g, p: int) -> int:
     return g.players[p].spaces | (1 << st if st >= 0 else 0)
 
 
-#: board -> each space's cube coordinates (None off the grid); the few boards of a process are kept
-_CUBES: dict = {}
-
-
 def _line5(g, p: int, length: int) -> bool:
     """``length`` spaces with p's units in a straight hex line (any of the 3 axes)."""
-    cubes = _CUBES.get(g.board)
-    if cubes is None:
-        if len(_CUBES) > 64:
-            _CUBES.clear()
-        cubes = _CUBES[g.board] = tuple(offset_to_cube(*rc) if rc is not None else None for rc in g.board.rowcol)
-    own = {cubes[s] for s in bit_list(_spaces_with_units(g, p))}
-    own.discard(None)
-    for dx, dy, dz in ((1, -1, 0), (1, 0, -1), (0, 1, -1)):
-        for x, y, z in own:
-            if (x - dx, y - dy, z - dz) in own:
-                continue
-            k = 1
-            while (x + k * dx, y + k * dy, z + k * dz) in own:
-                k += 1
-            if k >= length:
+    own = _spaces_with_units(g, p)
+    lines = _lines(g.board, length)
+    for s in bits(own):
+        for line in lines[s]:
+            if type(line) is int:
+                if own & line == line:
+                    return True
+            elif all(own & cube for cube in line):
                 return True
     return False
 
 
-#: the tiles whose conditions read only where p's units stand (and the map): their answers are remembered
-#: per map and unit layout, since the main decision asks them at every turn and a layout changes rarely
-_LAYOUT_TILES = frozenset((7, 8, 9, 10, 11, 12, 13))
-_LAYOUT_MEMO: dict = {}
+_AXES = ((1, -1, 0), (1, 0, -1), (0, 1, -1))
 
 
-def condition(g, p: int, tile: int, layout: tuple | None = None) -> bool:
-    """Milestone ``tile``'s condition for player p now (R13.24); ``layout``: ``layout_key(g, p)`` if known."""
-    if tile in _LAYOUT_TILES:
-        key = (tile, layout or layout_key(g, p))
-        met = _LAYOUT_MEMO.get(key)
+def _lines(board, length: int) -> tuple:
+    """Per space, the straight lines of ``length`` hex cells starting at its cell along each axis (cube
+    coordinates of the board's rows and columns), each as the bit set of its spaces, or, where a cell holds
+    several spaces (the Port tiles, which have no row), as the bit set of each cell's spaces: a line is
+    covered when every cell has one of p's spaces. Made once per grid (every board shares one) and length."""
+    key = (board, length)
+    out = _LINES.get(key)
+    if out is None:
+        if len(_LINES) > 64:
+            _LINES.clear()
+        grid = (board.rowcol, length)
+        out = _LINES_BY_GRID.get(grid)
+        if out is None:
+            out = _LINES_BY_GRID[grid] = _grid_lines(board.rowcol, length)
+        _LINES[key] = out
+    return out
+
+
+def _grid_lines(rowcol: tuple, length: int) -> tuple:
+    cubes = [offset_to_cube(*rc) if rc is not None else None for rc in rowcol]
+    cell: dict = {}
+    for s, c in enumerate(cubes):
+        if c is not None:
+            cell[c] = cell.get(c, 0) | 1 << s
+    rows = []
+    for c in cubes:
+        mine = []
+        if c is not None:
+            x, y, z = c
+            for dx, dy, dz in _AXES:
+                masks = [cell.get((x + k * dx, y + k * dy, z + k * dz), 0) for k in range(length)]
+                if all(masks):
+                    mine.append(sum(masks) if all(m & (m - 1) == 0 for m in masks) else tuple(masks))
+        rows.append(tuple(mine))
+    return tuple(rows)
+
+
+#: (board, length) -> ``_lines`` (the few boards of a process), and (rows and columns, length) -> the same
+_LINES: dict = {}
+_LINES_BY_GRID: dict = {}
+
+
+#: the tiles whose conditions read only where p's units stand (the spaces with p's units, p's second units,
+#: p's Train station, the map): their answers are remembered per map and placement (``placement_key``),
+#: since the main decision asks them at every turn and p's placement changes rarely
+_PLACEMENT_TILES = frozenset((7, 11, 12, 13))
+_PLACEMENT_MEMO: dict = {}
+
+
+def condition(g, p: int, tile: int, placement: tuple | None = None) -> bool:
+    """Milestone ``tile``'s condition for player p now (R13.24); ``placement``: ``placement_key(g, p)`` if
+    known."""
+    if tile in _PLACEMENT_TILES:
+        key = (tile, placement or placement_key(g, p))
+        met = _PLACEMENT_MEMO.get(key)
         if met is None:
-            if len(_LAYOUT_MEMO) > 50_000:
-                _LAYOUT_MEMO.clear()
-            met = _LAYOUT_MEMO[key] = _condition(g, p, tile)
+            if len(_PLACEMENT_MEMO) > 50_000:
+                _PLACEMENT_MEMO.clear()
+            met = _PLACEMENT_MEMO[key] = CONDITIONS[tile](g, p)
         return met
-    return _condition(g, p, tile)
+    return CONDITIONS[tile](g, p)
 
 
-def layout_key(g, p: int) -> tuple:
-    """Everything the layout tiles read: the map, p's spaces and the unit on each, the second units on
-    spaces (Industria stacking, everyone's: a superset is still exact), p's Train station."""
-    spaces = g.players[p].spaces
-    ua = g.unit_at
+def placement_key(g, p: int) -> tuple:
+    """Everything the placement tiles read: the map, the spaces with p's (first) units, p's second units'
+    spaces (Industria stacking) and p's Train station."""
     stacked = second_units(g)
+    second = 0
+    if stacked:
+        for i in range(0, len(stacked), 3):
+            if stacked[i + 2] == p:
+                second |= 1 << stacked[i]
     st = stations(g)
-    getter = _UNITS_ON.get(spaces)
-    if getter is None:
-        if len(_UNITS_ON) > 50_000:
-            _UNITS_ON.clear()
-        own = bit_list(spaces)
-        # itemgetter answers a tuple for 2 indices or more: one space is read twice, no space gives ()
-        getter = _UNITS_ON[spaces] = itemgetter(*own, *own) if len(own) == 1 else itemgetter(*own) if own else _no_units
-    return (g.topo, g.board, spaces, getter(ua), tuple(stacked) if stacked else (), st[p] if st else -1)
+    return (g.topo, g.players[p].spaces, second, st[p] if st else -1)
 
 
-def _no_units(ua) -> tuple:
-    return ()
-
-
-#: space set -> a function reading the unit on each of its spaces from ``g.unit_at`` (a space set recurs
-#: turn after turn, and the bits of a mask cost more to list than to look up)
-_UNITS_ON: dict = {}
-
-
-#: layout tile -> the fewest of p's units on the map (spaces, second units, the station) it needs: each counts
-#: at least that many (7: ``amount`` Settlements of 3 spaces or more; 8: ``types`` x ``amount`` units; 9: one
-#: unit per type), so a player with fewer fails it without the full test
-_MIN_UNITS = {7: 3 * _p(7, "amount"), 8: _p(8, "types") * _p(8, "amount"),
-              9: len({unit_type(u) for u in range(D.NUM_UNITS)}), 10: _p(10, "amount"), 11: _p(11, "amount"),
-              12: _p(12, "amount"), 13: _p(13, "amount")}
-assert set(_MIN_UNITS) == _LAYOUT_TILES
+#: placement tile -> the fewest of p's units on the map (spaces, second units, the station) it needs: each
+#: counts at least that many (7: ``amount`` Settlements of 3 spaces or more), so a player with fewer fails
+#: it without the full test
+_MIN_UNITS = {7: 3 * _p(7, "amount"), 11: _p(11, "amount"), 12: _p(12, "amount"), 13: _p(13, "amount")}
+assert set(_MIN_UNITS) == _PLACEMENT_TILES
 
 
 def _units_bound(g, p: int) -> int:
@@ -206,52 +222,100 @@ def _units_bound(g, p: int) -> int:
     return g.players[p].spaces.bit_count() + len(second_units(g)) // 3 + 1
 
 
-def _condition(g, p: int, tile: int) -> bool:
+# The unit tiles (8-10) count p's units on the map by type, a second unit on a space included and the Train
+# station not (T7): the supply less what is on p's Player board (``units_placed``; the engine keeps the two
+# equal, invariants.py), which needs no look at the map.
+_NOT_WORKERS = tuple(u for u in range(D.NUM_UNITS) if u not in D.WORKERS)
+_UNIT_TYPES = frozenset(unit_type(u) for u in range(D.NUM_UNITS))
+
+
+# Each tile's numbers are bound as default arguments: read once, where the main decision asks at every turn.
+def _m1(g, p: int, amount: int = _p(1, "amount")) -> bool:
+    return max(g.players[p].imports) >= amount
+
+
+def _m2(g, p: int, amount: int = _p(2, "amount")) -> bool:
+    return g.players[p].ports_used.bit_count() >= amount          # R13.25: shipyards are not Port tiles
+
+
+def _m3(g, p: int, amount: int = _p(3, "amount")) -> bool:
     pl = g.players[p]
-    if tile == 1:
-        return max(pl.imports) >= _p(1, "amount")
-    if tile == 2:
-        return pl.ports_used.bit_count() >= _p(2, "amount")          # R13.25: shipyards are not Port tiles
-    if tile == 3:
-        return _placed(pl, D.FACTORIES) >= _p(3, "amount")
-    if tile == 4:
-        return basic_in_stock(g, p) >= _p(4, "amount")          # Gordon's Silo Grain is in stock (R18.G6)
-    if tile == 5:
-        return sum(pl.units_left[u] for u in D.WORKERS) == 0
-    if tile == 6:
-        return upgrades_count(g, p) >= _p(6, "amount")
-    if tile == 7:
-        return sum(1 for c in settlements(g, p) if _triangles(g, c, first_only=True)) >= _p(7, "amount")
-    if tile == 8:
-        counts = {}
-        for _, u in own_units(g, p):
-            t = unit_type(u)
-            if u not in D.WORKERS:
-                counts[t] = counts.get(t, 0) + 1
-        return sum(1 for v in counts.values() if v >= _p(8, "amount")) >= _p(8, "types")
-    if tile == 9:
-        types = {unit_type(u) for _, u in own_units(g, p)}
-        need = {unit_type(u) for u in range(D.NUM_UNITS)}
-        return need <= types
-    if tile == 10:
-        return len(own_units(g, p)) >= _p(10, "amount")
-    if tile == 11:
-        units = unit_spaces(g, p)
-        return any(sum(1 for s in units if c >> s & 1) >= _p(11, "amount") for c in settlements(g, p))
-    if tile == 12:
-        return sum(1 for s in unit_spaces(g, p) if g.topo.along_river >> s & 1) >= _p(12, "amount")
-    if tile == 13:
-        return _line5(g, p, _p(13, "amount"))
-    if tile == 14:
-        return sum(_LONG[c] for c in pl.done_contracts) >= _p(14, "contracts")
-    if tile == 15:
-        kinds = 0
-        for cid in pl.done_contracts:
-            kinds |= _KINDS[cid]
-        return kinds.bit_count() >= _p(15, "amount")
-    if tile == 16:
-        return sum(_NO_DIRECT_BONUS[c] for c in pl.done_contracts) >= _p(16, "amount")
-    raise AssertionError(f"no Milestone tile {tile}")  # pragma: no cover
+    total, left = pl.units_total, pl.units_left
+    return sum(total[u] - left[u] for u in D.FACTORIES) >= amount
+
+
+def _m4(g, p: int, amount: int = _p(4, "amount")) -> bool:
+    return basic_in_stock(g, p) >= amount          # Gordon's Silo Grain is in stock (R18.G6)
+
+
+def _m5(g, p: int) -> bool:
+    left = g.players[p].units_left
+    return not any(left[u] for u in D.WORKERS)
+
+
+def _m6(g, p: int, amount: int = _p(6, "amount")) -> bool:
+    return upgrades_count(g, p) >= amount
+
+
+def _m7(g, p: int, amount: int = _p(7, "amount")) -> bool:
+    return sum(1 for c in settlements(g, p) if _triangles(g, c, first_only=True)) >= amount
+
+
+def _m8(g, p: int, amount: int = _p(8, "amount"), types: int = _p(8, "types")) -> bool:
+    pl = g.players[p]
+    total, left = pl.units_total, pl.units_left
+    return sum(1 for u in _NOT_WORKERS if total[u] - left[u] >= amount) >= types
+
+
+def _m9(g, p: int) -> bool:
+    pl = g.players[p]
+    total, left = pl.units_total, pl.units_left
+    return {unit_type(u) for u in range(D.NUM_UNITS) if total[u] > left[u]} >= _UNIT_TYPES
+
+
+def _m10(g, p: int, amount: int = _p(10, "amount")) -> bool:
+    pl = g.players[p]
+    return sum(pl.units_total) - sum(pl.units_left) >= amount
+
+
+def _m11(g, p: int, amount: int = _p(11, "amount")) -> bool:
+    units = unit_spaces(g, p)
+    return any(sum(1 for s in units if c >> s & 1) >= amount for c in settlements(g, p))
+
+
+def _m12(g, p: int, amount: int = _p(12, "amount")) -> bool:
+    river = g.topo.along_river
+    return sum(1 for s in unit_spaces(g, p) if river >> s & 1) >= amount
+
+
+def _m13(g, p: int, amount: int = _p(13, "amount")) -> bool:
+    return _line5(g, p, amount)
+
+
+def _m14(g, p: int, contracts: int = _p(14, "contracts")) -> bool:
+    return sum(_LONG[c] for c in g.players[p].done_contracts) >= contracts
+
+
+def _m15(g, p: int, amount: int = _p(15, "amount")) -> bool:
+    kinds = 0
+    for cid in g.players[p].done_contracts:
+        kinds |= _KINDS[cid]
+    return kinds.bit_count() >= amount
+
+
+def _m16(g, p: int, amount: int = _p(16, "amount")) -> bool:
+    return sum(_NO_DIRECT_BONUS[c] for c in g.players[p].done_contracts) >= amount
+
+
+#: Milestone tile -> its condition (R13.24; all minimum conditions, R13.23)
+CONDITIONS = {1: _m1, 2: _m2, 3: _m3, 4: _m4, 5: _m5, 6: _m6, 7: _m7, 8: _m8, 9: _m9, 10: _m10, 11: _m11,
+              12: _m12, 13: _m13, 14: _m14, 15: _m15, 16: _m16}
+assert set(CONDITIONS) == set(TM.MILESTONES)
+
+
+def _condition(g, p: int, tile: int) -> bool:
+    """Milestone ``tile``'s condition evaluated afresh (``condition`` remembers the placement tiles')."""
+    return CONDITIONS[tile](g, p)
 
 
 def _direct_export_bonuses(c) -> int:
@@ -289,32 +353,34 @@ def claim_cost(g) -> int:
 
 def claimable(g, p: int, first_only: bool = False) -> list[int]:
     """Spots p may claim now: a marker in stock, the condition met, not yet claimed by p (Q26)."""
-    if markers_available(g, p) <= 0:
+    ts = g.modstate[TRAINS]
+    variant_b = g.config.milestones == "variant_b"
+    if (markers_available(g, p) if variant_b else ts.markers[p]) <= 0:
         return []
     pl = g.players[p]
-    cost = claim_cost(g)
-    if pl.money < cost:
+    if g.config.milestones and pl.money < claim_cost(g):      # the variants' price (R16.3/R16.4)
         return []
     out = []
     n = g.num_players
-    claims = g.modstate[TRAINS].claims
-    variant_b = g.config.milestones == "variant_b"
-    layout = None
+    claims = ts.claims
+    placement = None
     units = -1
-    for k, tile in enumerate(g.modstate[TRAINS].ms):
+    for k, tile in enumerate(ts.ms):
         if claims[k * n + p]:
             continue
-        if tile in _LAYOUT_TILES:
+        if tile in _PLACEMENT_TILES:
             if units < 0:
                 units = _units_bound(g, p)
             if units < _MIN_UNITS[tile]:
                 continue
-            if layout is None:
-                layout = layout_key(g, p)
-        if not condition(g, p, tile, layout):
+            if placement is None:
+                placement = placement_key(g, p)
+            if not condition(g, p, tile, placement):
+                continue
+        elif not CONDITIONS[tile](g, p):
             continue
         if variant_b:
-            need = TM.DEMAND_TILES.get(g.modstate[TRAINS].demand[k])
+            need = TM.DEMAND_TILES.get(ts.demand[k])
             if need is None or any(pl.goods[i] < q for i, q in enumerate(need)):
                 continue
         out.append(k)
@@ -324,7 +390,8 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
 
 
 def claim_options(g, p: int, out: list) -> None:
-    if active(g) and claimable(g, p, first_only=True):
+    ts = g.modstate.get(TRAINS)
+    if ts is not None and ts.ms is not None and claimable(g, p, first_only=True):
         out.append(CLAIM_ACTION)
 
 

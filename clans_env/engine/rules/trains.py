@@ -202,14 +202,19 @@ def can_deliver(g, p: int, loc: int) -> bool:
 def deliverable(g, p: int, within: int = -1) -> int:
     """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set (``within``:
     only those of the Demand spots with a location in this set, the others' left out)."""
-    ts = g.modstate[TRAINS]
-    have = g.players[p].goods
-    # the ways to pay each tile: its Goods, and with Port tile 16's Train half also less (demand_payments)
-    ways = _PORT16_WAYS if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0 else _WAYS
     name = side(g).name
     spots = _SPOTS_WITHIN.get((name, within))
     if spots is None:
         spots = _SPOTS_WITHIN[name, within] = tuple((s, m) for s, m in enumerate(_SPOT_MASKS[name]) if m & within)
+    return _deliverable_among(g, p, spots)
+
+
+def _deliverable_among(g, p: int, spots: tuple) -> int:
+    """``deliverable`` over the given (Demand spot, its locations) pairs only."""
+    ts = g.modstate[TRAINS]
+    have = g.players[p].goods
+    # the ways to pay each tile: its Goods, and with Port tile 16's Train half also less (demand_payments)
+    ways = _PORT16_WAYS if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0 else _WAYS
     demand = ts.demand
     out = 0
     for s, members in spots:
@@ -304,11 +309,11 @@ def unlocked_spots(g, p: int) -> int:
     """The Milestone spots p claimed, as a bit set: their City or Tunnel is open for p (R13.3/R13.4)."""
     claims = g.modstate[TRAINS].claims
     n = g.num_players
-    unlocked = 0
-    for k in range(MS.NUM_SPOTS):
-        if claims[k * n + p]:
-            unlocked |= 1 << k
-    return unlocked
+    return ((claims[p] > 0) | (claims[n + p] > 0) << 1 | (claims[2 * n + p] > 0) << 2
+            | (claims[3 * n + p] > 0) << 3)          # MS.NUM_SPOTS = 4 spots, spot-major
+
+
+assert MS.NUM_SPOTS == 4
 
 
 def open_ends(sd, start: int, unlocked: int) -> int:
@@ -336,6 +341,104 @@ def open_ends(sd, start: int, unlocked: int) -> int:
 _OPEN_ENDS: dict = {}
 
 
+def open_spots(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple]:
+    """Where a Train from ``start`` may go for a player with the ``unlocked`` Milestone spots (R13.3/R13.4),
+    remembered per side, start and unlocked spots: ``open_ends``; the (Demand spot, its locations among
+    them) pairs of the Demand spots there (the only places it could deliver); and its steps, (a location one
+    track away, the locations one open track further but ``start``) for each open first track."""
+    table = _OPEN_SPOTS[sd.name]
+    key = start << MS.NUM_SPOTS | unlocked
+    out = table.get(key)
+    if out is None:
+        ends = open_ends(sd, start, unlocked)
+        adj = sd.locked_adj
+        steps = []
+        for a, ta, ca in adj[start]:
+            if (ta >= 0 and not unlocked >> ta & 1) or (ca >= 0 and not unlocked >> ca & 1):
+                continue
+            further = 0
+            for b, tb, cb in adj[a]:
+                if b != start and not ((tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1)):
+                    further |= 1 << b
+            steps.append((a, further))
+        out = table[key] = (ends, tuple((s, m & ends) for s, m in enumerate(_SPOT_MASKS[sd.name]) if m & ends),
+                            tuple(steps))
+    return out
+
+
+#: side name -> {start << 4 | unlocked spots: ``open_spots``}
+_OPEN_SPOTS: dict = {name: {} for name in _SPOT_MASKS}
+
+
+def _others_pieces(ts, p: int) -> tuple[int, dict]:
+    """The locations of the other players' Trains and Mini-trains (a bit set) and how many stand on each."""
+    occupied = 0
+    count: dict = {}
+    for q, x in enumerate(ts.at):
+        if q != p and x >= 0:
+            occupied |= 1 << x
+            count[x] = count.get(x, 0) + 1
+    minis = ts.mini
+    if minis:
+        for q, x in enumerate(minis):
+            if q != p and x >= 0:
+                occupied |= 1 << x
+                count[x] = count.get(x, 0) + 1
+    return occupied, count
+
+
+def _can_move(ts, p: int, steps: tuple, ends: int, money: int) -> bool:
+    """Whether p's Train has a movement (``open_spots``' steps) ending on ``ends`` whose fee p can pay: £3 per
+    other player's piece on a location passed or reached (R13.5/R15.7). ``paths(..., first_only=True)``
+    answered from bit sets."""
+    occupied, count = _others_pieces(ts, p)
+    affordable = money // TM.PASS_FEE           # pieces p can pay to meet
+    for a, further in steps:
+        met = count[a] if occupied >> a & 1 else 0
+        if met > affordable:
+            continue                             # cannot move into a location it cannot pay for
+        if ends >> a & 1:
+            return True
+        reached = further & ends
+        if reached:
+            if reached & ~occupied:
+                return True
+            for b in bits(reached):
+                if met + count[b] <= affordable:
+                    return True
+    return False
+
+
+def _cheapest_to(steps: tuple, count: dict, ends: int) -> int:
+    """The fewest other players' pieces met (R13.5) by a movement along ``steps`` ending on ``ends``; -1 if
+    none ends there."""
+    best = -1
+    for a, further in steps:
+        met = count.get(a, 0)
+        if ends >> a & 1 and (best < 0 or met < best):
+            best = met
+        for b in bits(further & ends):
+            m = met + count.get(b, 0)
+            if best < 0 or m < best:
+                best = m
+    return best
+
+
+def _mini_first_frees(g, ts, p: int, unlocked: int, steps: tuple, money: int) -> bool:
+    """2 players, R15.4 "in either order": the Mini-train moves first, off a location where the Train could
+    deliver, and the Train then ends there (the only way that order helps: the Mini-train's move only frees
+    its location, R15.6, and costs money). Both fees are paid (R13.5/R15.7): the cheapest Mini-train move
+    (anywhere but on the Train) and the cheapest Train movement to the freed location. ``mini_paths``'s
+    first answer, from bit sets."""
+    mini_at = ts.mini[p]
+    _, count = _others_pieces(ts, p)
+    train = _cheapest_to(steps, count, 1 << mini_at)
+    if train < 0:
+        return False
+    mini = _cheapest_to(open_spots(side(g), mini_at, unlocked)[2], count, ~(1 << ts.at[p]))
+    return mini >= 0 and (train + mini) * TM.PASS_FEE <= money
+
+
 def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     """R13.1/R13.8: the Train is on the map and upright (``extra``: the Tunnel's additional action, tilted or
     not, R13.6), and some movement ends where it can deliver. 2 players (R15.4 "in either order"): also when
@@ -346,21 +449,39 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
         return False
     # where a movement could end if every fee were paid (open ways, R13.3/R13.4): no movement ends
     # elsewhere (paths), so only the Demand spots there are asked whether p can deliver
-    reach = open_ends(side(g), start, unlocked_spots(g, p))
-    ends = opened = deliverable(g, p, reach) & reach
-    if not ends:
+    unlocked = unlocked_spots(g, p)
+    reach, spots, steps = open_spots(side(g), start, unlocked)
+    opened = _deliverable_among(g, p, spots)
+    if not opened:
         return False
     minis = ts.mini
     other = minis[p] if minis else -1
-    if opened & ~(1 << other if other >= 0 else 0):          # not on p's other piece (R15.6)
-        if g.players[p].money >= TM.PASS_FEE * (len(ts.at) + (len(minis) if minis else 0)):
-            return True          # p can pay the fee of every piece on the map (R13.5)
-        if paths(g, p, TRAIN, first_only=True, ends=ends):
+    free_ends = opened & ~(1 << other if other >= 0 else 0)      # not on p's other piece (R15.6)
+    money = g.players[p].money
+    if free_ends:
+        if money >= TM.PASS_FEE * _pieces_within(ts, p, reach):
+            return True          # p can pay the fee of every other piece it could meet (R13.5)
+        if _can_move(ts, p, steps, free_ends, money):
             return True
     # The Mini-train moving first helps only by freeing its location as the Train's end (money only
     # goes down): only when the Train could deliver there.
     return (other >= 0 and bool(opened >> other & 1) and has_minis(g)
-            and bool(mini_paths(g, p, first_only=True, ends=ends)))
+            and _mini_first_frees(g, ts, p, unlocked, steps, money))
+
+
+def _pieces_within(ts, p: int, locations: int) -> int:
+    """How many of the other players' Trains and Mini-trains stand on ``locations`` (a movement within them
+    meets at most these, so its fee is at most £3 each, R13.5/R15.7)."""
+    met = 0
+    for q, x in enumerate(ts.at):
+        if q != p and x >= 0 and locations >> x & 1:
+            met += 1
+    minis = ts.mini
+    if minis:
+        for q, x in enumerate(minis):
+            if q != p and x >= 0 and locations >> x & 1:
+                met += 1
+    return met
 
 
 def train_options(g, p: int, out: list) -> None:
