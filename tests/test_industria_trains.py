@@ -963,6 +963,64 @@ def test_mini_paths_agree_with_moving_the_mini_train_first():
     assert checked >= 600 and binding >= 20 and blocking >= 5, (checked, binding, blocking)
 
 
+def _mini_first_without_its_fee(g, p) -> bool:
+    """The check with the Mini-train moving for free (wrong: R15.7): which positions the fee decides."""
+    if TR.paths(g, p, TR.TRAIN):
+        return True
+    mini = g.modstate["trains"].mini
+    start = mini[p]
+    try:
+        for path in TR.paths(g, p, TR.MINITRAIN):
+            mini[p] = path[1]
+            if TR.paths(g, p, TR.TRAIN, first_only=True):
+                return True
+        return False
+    finally:
+        mini[p] = start
+
+
+def test_train_check_when_only_the_mini_train_first_delivers():
+    """R13.5/R15.4/R15.6/R15.7: the Train action's check for the order "Mini-train first" (2 players) against
+    the rule read directly, on positions built to make it the only order that delivers: the Mini-train on
+    the Train's only deliverable end, the opponent's pieces beside the Mini-train (its moves pay), p's money
+    from £0 to £12. Both fees count, and the Mini-train may not end on the Train."""
+    rng = random.Random(340)
+    checked = fee_binds = train_blocks = 0
+    for seed in range(30):
+        g = Game(GameConfig(num_players=2, seed=seed, industria=True))
+        while not g.is_terminal() and checked < 800:
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+            ts = g.modstate["trains"]
+            p = g.current_player
+            if p is None or p < 0 or ts.at[p] < 0 or ts.mini[p] < 0 or rng.random() < 0.7:
+                continue
+            q = 1 - p
+            h = g.clone()
+            h.modstate["trains"].mini[p] = -1
+            ends = sorted({d for _, d, _, _ in TR.paths(h, p, TR.TRAIN)})
+            if not ends:
+                continue
+            mini_at = ends[rng.randrange(len(ends))]
+            near = [a for a, _, _ in TR.side(g).locked_adj[mini_at]]
+            for money in (0, 3, 6, 9, 12):
+                h = g.clone()
+                hs = h.modstate["trains"]
+                hs.mini[p] = mini_at
+                h.players[p].money = money
+                if rng.random() < 0.8 and hs.at[q] >= 0:         # the opponent's pieces on the Mini-train's way
+                    hs.at[q] = near[rng.randrange(len(near))]
+                    hs.mini[q] = near[rng.randrange(len(near))]
+                if rng.random() < 0.3:                           # the Train beside the Mini-train
+                    hs.at[p] = near[rng.randrange(len(near))]
+                want = bool(TR.paths(h, p, TR.TRAIN)) or bool(_mini_paths_by_definition(h, p))
+                assert TR.can_take_train_action(h, p, extra=True) == want, (seed, money)
+                checked += 1
+                fee_binds += want != _mini_first_without_its_fee(h, p)
+                train_blocks += hs.at[p] in near
+    assert checked >= 800 and fee_binds >= 5 and train_blocks >= 100, (checked, fee_binds, train_blocks)
+
+
 def _grass_where(g, pred, count):
     """``count`` empty active grassland spaces satisfying ``pred`` (space id)."""
     from helpers import active_land
