@@ -375,7 +375,8 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
                 continue
             if placement is None:
                 placement = placement_key(g, p)
-            if not condition(g, p, tile, placement):
+            met = _PLACEMENT_MEMO.get((tile, placement))     # ``condition``'s memo, read here first
+            if not (condition(g, p, tile, placement) if met is None else met):
                 continue
         elif not CONDITIONS[tile](g, p):
             continue
@@ -387,12 +388,6 @@ def claimable(g, p: int, first_only: bool = False) -> list[int]:
         if first_only:
             break
     return out
-
-
-def claim_options(g, p: int, out: list) -> None:
-    ts = g.modstate.get(TRAINS)
-    if ts is not None and ts.ms is not None and claimable(g, p, first_only=True):
-        out.append(CLAIM_ACTION)
 
 
 def start_claim(g, p: int) -> None:

@@ -258,7 +258,7 @@ _PORT16_WAYS = {t: (_pairs(v),) + tuple(_pairs(w) for w in DL.PORT16_NEEDS[t]) f
 
 def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = None) -> list[tuple[int, int, int, bool]]:
     """Every legal movement (mid (-1 for one step), destination, fee, Tunnel used) of p's Train or Mini-train
-    (``first_only``: stop at the first one found; ``ends``: ``deliverable(g, p)`` if known).
+    (``first_only``: stop at the first one found; ``ends``: ``train_ends(g, p)`` if known).
 
     R13.2-R13.4: locked Tunnels and Cities (until p claims their Milestone) are neither passed nor reached;
     R13.5/R15.7: £3 per other player's piece on a location passed or reached, each piece once, and no move
@@ -271,38 +271,39 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
         start, other = minis[p], at[p]
     else:
         start, other = at[p], (minis[p] if minis else -1)
-    out = []
+    out: list = []
     if ends is None:
-        ends = deliverable(g, p) if piece == TRAIN else -1
+        ends = train_ends(g, p) if piece == TRAIN else -1
     if not ends:
         return out
     money = g.players[p].money
-    occupied = others_on(g, p)
-    unlocked = unlocked_spots(g, p)
-    adj = side(g).locked_adj
+    occupied, count = _others_pieces(ts, p)
     fee = TM.PASS_FEE
-    for a, ta, ca in adj[start]:
-        if (ta >= 0 and not unlocked >> ta & 1) or (ca >= 0 and not unlocked >> ca & 1):
-            continue
-        met_a = occupied.get(a, 0)
-        f1 = fee * met_a.bit_count()
+    for a, tunnel_a, further in open_ways(side(g), start, unlocked_spots(g, p))[3]:
+        met_a = count[a] if occupied >> a & 1 else 0
+        f1 = fee * met_a
         if f1 > money:
             continue                   # R13.5: cannot move into a location it cannot pay for
         if a != other and ends >> a & 1:
-            out.append((-1, a, f1, ta >= 0))
+            out.append((-1, a, f1, tunnel_a))
             if first_only:
                 return out
-        for b, tb, cb in adj[a]:
-            if b == start or b == other or not ends >> b & 1:
+        for b, tunnel_b in further:
+            if b == other or not ends >> b & 1:
                 continue
-            if (tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1):
-                continue
-            f2 = fee * (met_a | occupied.get(b, 0)).bit_count()
+            f2 = fee * (met_a + (count[b] if occupied >> b & 1 else 0))
             if f2 <= money:
-                out.append((a, b, f2, ta >= 0 or tb >= 0))
+                out.append((a, b, f2, tunnel_a or tunnel_b))
                 if first_only:
                     return out
     return out
+
+
+def train_ends(g, p: int) -> int:
+    """Where p's Train could deliver at the end of a movement (``deliverable`` within its open ways, the only
+    places a movement ends)."""
+    start = g.modstate[TRAINS].at[p]
+    return _deliverable_among(g, p, open_ways(side(g), start, unlocked_spots(g, p))[1]) if start >= 0 else 0
 
 
 def unlocked_spots(g, p: int) -> int:
@@ -341,33 +342,39 @@ def open_ends(sd, start: int, unlocked: int) -> int:
 _OPEN_ENDS: dict = {}
 
 
-def open_spots(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple]:
-    """Where a Train from ``start`` may go for a player with the ``unlocked`` Milestone spots (R13.3/R13.4),
-    remembered per side, start and unlocked spots: ``open_ends``; the (Demand spot, its locations among
-    them) pairs of the Demand spots there (the only places it could deliver); and its steps, (a location one
-    track away, the locations one open track further but ``start``) for each open first track."""
-    table = _OPEN_SPOTS[sd.name]
+def open_ways(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple, tuple]:
+    """Where a Train or Mini-train from ``start`` may go for a player with the ``unlocked`` Milestone spots
+    (R13.3/R13.4: locked Tunnels and Cities are neither passed nor reached), remembered per side, start and
+    unlocked spots (the map never changes):
+
+    - ``open_ends``: the locations one or two open tracks away;
+    - the (Demand spot, its locations among them) pairs of the Demand spots there (where a Train could
+      deliver);
+    - steps: (a location one open track away, the bit set of those one open track further, ``start`` aside);
+    - routes: the same as (location, through a Tunnel, ((further location, through a Tunnel), ...)), in the
+      map's order (``paths`` lists movements in it)."""
+    table = _OPEN_WAYS[sd.name]
     key = start << MS.NUM_SPOTS | unlocked
     out = table.get(key)
     if out is None:
         ends = open_ends(sd, start, unlocked)
         adj = sd.locked_adj
         steps = []
+        routes = []
         for a, ta, ca in adj[start]:
             if (ta >= 0 and not unlocked >> ta & 1) or (ca >= 0 and not unlocked >> ca & 1):
                 continue
-            further = 0
-            for b, tb, cb in adj[a]:
-                if b != start and not ((tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1)):
-                    further |= 1 << b
-            steps.append((a, further))
+            further = tuple((b, tb >= 0) for b, tb, cb in adj[a] if b != start and not (
+                (tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1)))
+            steps.append((a, sum(1 << b for b, _ in further)))
+            routes.append((a, ta >= 0, further))
         out = table[key] = (ends, tuple((s, m & ends) for s, m in enumerate(_SPOT_MASKS[sd.name]) if m & ends),
-                            tuple(steps))
+                            tuple(steps), tuple(routes))
     return out
 
 
-#: side name -> {start << 4 | unlocked spots: ``open_spots``}
-_OPEN_SPOTS: dict = {name: {} for name in _SPOT_MASKS}
+#: side name -> {start << 4 | unlocked spots: ``open_ways``}
+_OPEN_WAYS: dict = {name: {} for name in _SPOT_MASKS}
 
 
 def _others_pieces(ts, p: int) -> tuple[int, dict]:
@@ -388,7 +395,7 @@ def _others_pieces(ts, p: int) -> tuple[int, dict]:
 
 
 def _can_move(ts, p: int, steps: tuple, ends: int, money: int) -> bool:
-    """Whether p's Train has a movement (``open_spots``' steps) ending on ``ends`` whose fee p can pay: £3 per
+    """Whether p's Train has a movement (``open_ways``' steps) ending on ``ends`` whose fee p can pay: £3 per
     other player's piece on a location passed or reached (R13.5/R15.7). ``paths(..., first_only=True)``
     answered from bit sets."""
     occupied, count = _others_pieces(ts, p)
@@ -435,7 +442,7 @@ def _mini_first_frees(g, ts, p: int, unlocked: int, steps: tuple, money: int) ->
     train = _cheapest_to(steps, count, 1 << mini_at)
     if train < 0:
         return False
-    mini = _cheapest_to(open_spots(side(g), mini_at, unlocked)[2], count, ~(1 << ts.at[p]))
+    mini = _cheapest_to(open_ways(side(g), mini_at, unlocked)[2], count, ~(1 << ts.at[p]))
     return mini >= 0 and (train + mini) * TM.PASS_FEE <= money
 
 
@@ -450,7 +457,7 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     # where a movement could end if every fee were paid (open ways, R13.3/R13.4): no movement ends
     # elsewhere (paths), so only the Demand spots there are asked whether p can deliver
     unlocked = unlocked_spots(g, p)
-    reach, spots, steps = open_spots(side(g), start, unlocked)
+    reach, spots, steps, _ = open_ways(side(g), start, unlocked)
     opened = _deliverable_among(g, p, spots)
     if not opened:
         return False
@@ -484,12 +491,6 @@ def _pieces_within(ts, p: int, locations: int) -> int:
     return met
 
 
-def train_options(g, p: int, out: list) -> None:
-    """R13.1: the Train action, once per round (the Train is upright)."""
-    if can_take_train_action(g, p):
-        out.append(TRAIN_ACTION)
-
-
 #: the last field of the first ``train_move`` frame of a Tunnel's additional Train action (R13.6)
 EXTRA = 1
 
@@ -507,7 +508,7 @@ def legal_train_move(g, frame) -> list:
     p, piece, first = frame[1], frame[2], frame[3]
     decline = [DONE] if len(frame) > 4 else []      # R13.6: the Tunnel's additional action is optional
     if piece == -1:                    # 2 players: the Train or the Mini-train first
-        ends = deliverable(g, p)       # both orders' Train deliveries (the Mini-train's move keeps them)
+        ends = train_ends(g, p)        # both orders' Train deliveries (the Mini-train's move keeps them)
         train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN, ends=ends)})
         mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p, ends=ends)})
         return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini] + decline
@@ -527,14 +528,14 @@ def _train_still_to_move(g, p: int) -> bool:
 def mini_paths(g, p: int, first_only: bool = False, ends: int | None = None) -> list:
     """Mini-train moves made before the Train's: only those after which the Train can still deliver
     (R13.8: a Train action always delivers; T5). ``ends``: where the Train could deliver
-    (``deliverable``), if known."""
+    (``train_ends``), if known."""
     out = []
     # Where the Train can deliver depends on Goods and Demand tiles only, and its fees on the others'
     # pieces, none of which the Mini-train's move changes; the move changes only where the Train may
     # not end (on the Mini-train, R15.6) and the money left for fees. So the Train's movements are
     # listed once as if the Mini-train were off the map, then checked against each Mini-train move.
     if ends is None:
-        ends = deliverable(g, p)
+        ends = train_ends(g, p)
     if not ends:
         return out
     mini = g.modstate[TRAINS].mini
@@ -729,9 +730,14 @@ class Trains(Module):
             MS.preparation_variant_b(g)
 
     def main_options(self, g, frame, out: list) -> None:
-        if g.config.trains:
-            train_options(g, frame[1], out)
-        MS.claim_options(g, frame[1], out)
+        p = frame[1]
+        ts = g.modstate[TRAINS]
+        # R13.1: the Train action, once per round (the Train on the map and upright: asked here first, as
+        # most turns end there)
+        if g.config.trains and ts.at[p] >= 0 and not ts.tilt[p] and can_take_train_action(g, p):
+            out.append(TRAIN_ACTION)
+        if ts.ms is not None and MS.claimable(g, p, first_only=True):     # R13.19: Claim a Milestone
+            out.append(MS.CLAIM_ACTION)
         if len(frame) > 2:                      # a Delivery bonus's bonus action (Q29): not Pass
             out.remove(PASS)
 
