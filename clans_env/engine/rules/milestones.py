@@ -144,10 +144,13 @@ def _lines(board, length: int) -> tuple:
     if out is None:
         if len(_LINES) > 64:
             _LINES.clear()
-        grid = (board.rowcol, length)
-        out = _LINES_BY_GRID.get(grid)
-        if out is None:
-            out = _LINES_BY_GRID[grid] = _grid_lines(board.rowcol, length)
+        for rowcol, n, lines in _LINES_BY_GRID:     # one grid in practice: compared, not hashed
+            if n == length and rowcol == board.rowcol:
+                out = lines
+                break
+        else:
+            out = _grid_lines(board.rowcol, length)
+            _LINES_BY_GRID.append((board.rowcol, length, out))
         _LINES[key] = out
     return out
 
@@ -171,9 +174,10 @@ def _grid_lines(rowcol: tuple, length: int) -> tuple:
     return tuple(rows)
 
 
-#: (board, length) -> ``_lines`` (the few boards of a process), and (rows and columns, length) -> the same
+#: (board, length) -> ``_lines`` (the few boards of a process), and (rows and columns, length, the same)
+#: for each grid seen
 _LINES: dict = {}
-_LINES_BY_GRID: dict = {}
+_LINES_BY_GRID: list = []
 
 
 #: the tiles whose conditions read only where p's units stand (the spaces with p's units, p's second units,
