@@ -6,6 +6,7 @@ ratio ours / MCTSBot measured in the same process.
 
     python benchmarks/mcts_speed.py                    # this checkout
     python benchmarks/mcts_speed.py --baseline main    # also a git revision, alternating, with ratios
+    python benchmarks/mcts_speed.py --industria        # also ours on 2-player Industria positions
 
 The positions are sampled from random 2-player games of the registered OpenSpiel game (the same
 deals for both versions). Every figure is the best of ``--rounds``; with ``--baseline`` the
@@ -69,6 +70,41 @@ def measure(positions: int = 12, sims: int = 50, seed: int = 0, reps: int = 2) -
             "ratio_shipped": rate["ours_shipped"] / rate["openspiel"]}
 
 
+def measure_industria(positions: int = 12, sims: int = 50, seed: int = 0, reps: int = 2) -> dict:
+    """Simulations per second of ours (random rollouts, and as shipped) on positions of random 2-player
+    Industria games (``industria=True``; OpenSpiel's registered game is the base game, so no MCTSBot row)."""
+    import random
+
+    from agents import MCTSAgent
+    from clans_env import Game, GameConfig
+    from training.benchmarks import OPENSPIEL_CONFIGS
+
+    rng = random.Random(seed)
+    states = []
+    k = 0
+    while len(states) < positions:
+        g = Game(GameConfig(num_players=2, seed=seed + k, industria=True))
+        k += 1
+        while not g.is_terminal() and len(states) < positions:
+            legal = g.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.04:
+                states.append(g.clone())
+            g.apply(legal[rng.randrange(len(legal))])
+    bots = {
+        "ours_random": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["random"]),
+        "ours_shipped": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["heuristic"]),
+    }
+    best = {name: float("inf") for name in bots}
+    for _ in range(reps):
+        for name, bot in bots.items():
+            t = time.perf_counter()
+            for g in states:
+                bot.act(g)
+            best[name] = min(best[name], time.perf_counter() - t)
+    return {"positions": len(states), "sims": sims,
+            **{f"{k}_sims_per_s": len(states) * sims / t for k, t in best.items()}}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--positions", type=int, default=12)
@@ -78,14 +114,21 @@ def main() -> None:
     ap.add_argument("--baseline", help="git revision to compare against in the same run")
     ap.add_argument("--pure-baseline", action="store_true",
                     help="baseline = this checkout with CLANS_PURE_PYTHON=1 (compiled engine against pure Python)")
+    ap.add_argument("--industria", action="store_true",
+                    help="also time ours on 2-player Industria positions (industria=True), in each version")
     args = ap.parse_args()
     with checkouts(args.baseline, prefix="clans-mcts-baseline-", pure_baseline=args.pure_baseline) as versions:
         envs = {"baseline": PURE} if args.pure_baseline else {}
         res: dict = {name: [] for name in versions}
+        ind: dict = {name: [] for name in versions}
         for _ in range(args.rounds):
             for name, path in versions.items():
                 res[name].append(measure_in(path, "mcts_speed", f"measure({args.positions}, {args.sims}, {args.seed})",
                                             env=envs.get(name)))
+                if args.industria:
+                    ind[name].append(measure_in(path, "mcts_speed",
+                                                f"measure_industria({args.positions}, {args.sims}, {args.seed})",
+                                                env=envs.get(name)))
     print(f"MCTS speed: {args.positions} positions x {args.sims} simulations, best of {args.rounds} rounds "
           f"(each the best of 2 passes)")
     best = {}
@@ -95,11 +138,21 @@ def main() -> None:
         print(f"{name:<9} ours random rollouts {r['ours_random_sims_per_s']:.0f} sims/s, ours as shipped "
               f"{r['ours_shipped_sims_per_s']:.0f} sims/s, OpenSpiel MCTSBot {r['openspiel_sims_per_s']:.0f} sims/s; "
               f"ours / MCTSBot: random rollouts x{r['ratio_random']:.2f}, as shipped x{r['ratio_shipped']:.2f}")
+    if args.industria:
+        print("\nIndustria (2 players, industria=True; ours only):")
+        for name in versions:
+            r = {k: max(x[k] for x in ind[name]) for k in ("ours_random_sims_per_s", "ours_shipped_sims_per_s")}
+            best[name].update({"industria_" + k: v for k, v in r.items()})
+            print(f"{name:<9} ours random rollouts {r['ours_random_sims_per_s']:.0f} sims/s, as shipped "
+                  f"{r['ours_shipped_sims_per_s']:.0f} sims/s")
     if args.baseline or args.pure_baseline:
         c, b = best["current"], best["baseline"]
         print(f"\nratios current / baseline: ours random rollouts x{c['ours_random_sims_per_s'] / b['ours_random_sims_per_s']:.2f}, "
               f"as shipped x{c['ours_shipped_sims_per_s'] / b['ours_shipped_sims_per_s']:.2f}, MCTSBot (same engine) "
               f"x{c['openspiel_sims_per_s'] / b['openspiel_sims_per_s']:.2f}")
+        if args.industria:
+            print(f"  Industria: ours random rollouts x{c['industria_ours_random_sims_per_s'] / b['industria_ours_random_sims_per_s']:.2f}, "
+                  f"as shipped x{c['industria_ours_shipped_sims_per_s'] / b['industria_ours_shipped_sims_per_s']:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""The engine and search speed benchmarks (issue 34) measure what they say: engine_speed's Industria row
+plays full Industria games (``industria=True``: more decisions per game than the base game), and
+mcts_speed's Industria row searches Industria positions with the configured simulations."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_engine_speed_times_base_and_industria_games():
+    engine_speed = _load("engine_speed")
+    base = engine_speed.measure(4, 2, 0)
+    industria = engine_speed.measure(4, 2, 0, industria=True)
+    for row in (base, industria):
+        assert row["decisions"] > 100 and row["us_per_decision"] > 0 and row["clone_us"] > 0
+        assert row["replay_us_per_decision"] > 0
+    # the Industria games are other games: Farmers markets, Train decisions, Milestones
+    assert industria["decisions_per_game"] != base["decisions_per_game"]
+
+
+def test_mcts_speed_industria_row_searches_industria_positions(monkeypatch):
+    mcts_speed = _load("mcts_speed")
+    from agents import MCTSAgent
+
+    seen = []
+    act = MCTSAgent.act
+
+    def spy(self, game):
+        seen.append(game.config.industria)
+        return act(self, game)
+
+    monkeypatch.setattr(MCTSAgent, "act", spy)
+    row = mcts_speed.measure_industria(positions=2, sims=4, reps=1)
+    assert row["positions"] == 2 and row["sims"] == 4
+    assert row["ours_random_sims_per_s"] > 0 and row["ours_shipped_sims_per_s"] > 0
+    assert seen and all(seen)
