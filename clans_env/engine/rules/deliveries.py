@@ -572,7 +572,7 @@ class UnitSpaceStep(Step):
     chosen type, -1 until chosen): expand:<unit> among ``unit_types`` having a target, the frame pushed
     again with the type; then space:<space> among ``targets`` (a mask), resolved by ``at_space``. Without
     ``unit_at`` (None) the space is chosen at once (``unit`` None)."""
-    unit_at = None
+    unit_at: int | None = None
 
     def unit_types(self, g, frame):
         return ()

@@ -604,7 +604,7 @@ def finish_move(g, p: int, piece: int, path) -> None:
 
 
 @hook("train_deliver")
-def train_deliver(g, p: int, dest: int, tunnel: bool) -> None:
+def train_deliver(g, p: int, dest: int, tunnel: int) -> None:
     """The Train's delivery at ``dest`` (R13.9-R13.13); a Tunnel used grants an additional Train action after
     this one is complete: the delivery, its bonus and any station (R13.6)."""
     if tunnel:
