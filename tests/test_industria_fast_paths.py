@@ -15,6 +15,8 @@ from clans_env.engine.board import hex_distance, offset_to_cube
 from clans_env.engine.rules import deliveries as DL
 from clans_env.engine.rules import milestones as MS
 from clans_env.engine.rules import trains as TR
+from clans_env.engine.rules.common import unit_spaces
+from clans_env.engine.rules.scoring import settlements
 from clans_env.engine.state import K_MAIN
 
 
@@ -137,18 +139,47 @@ def reference_line(g, p: int, length: int) -> bool:
 @pytest.mark.parametrize("players", [2, 4])
 def test_unit_milestones_count_the_units_on_the_map(players):
     """R13.24 tiles 8-10 (read from the Player board: supply less units left) against p's units on the map
-    (T7: second units count, the station does not); tile 13 against its text on cube coordinates."""
-    seen = {8: 0, 9: 0, 10: 0, 13: 0}
+    (T7: second units count, the station does not); tile 11 against p's units per Settlement (second units
+    and the station count, R4.5, R13.16); tile 13 against its text on cube coordinates."""
+    seen = {8: 0, 9: 0, 10: 0, 11: 0, 13: 0}
     for g, p in main_decisions(players, 5, 900 + players):
         units = reference_units(g, p)
+        on_map = unit_spaces(g, p)             # one entry per unit: second units and the station included
+        big = any(sum(1 for s in on_map if c >> s & 1) >= MS._p(11, "amount") for c in settlements(g, p))
         types = {D.WOODCUTTER if u in D.WORKERS else u for u in units}
         counts = {u: units.count(u) for u in set(units) if u not in D.WORKERS}
         want = {8: sum(1 for v in counts.values() if v >= MS._p(8, "amount")) >= MS._p(8, "types"),
-                9: len(types) == 7, 10: len(units) >= MS._p(10, "amount"), 13: reference_line(g, p, MS._p(13, "amount"))}
+                9: len(types) == 7, 10: len(units) >= MS._p(10, "amount"), 11: big,
+                13: reference_line(g, p, MS._p(13, "amount"))}
         for tile, ok in want.items():
             assert MS._condition(g, p, tile) == ok, (tile, p, units)
             seen[tile] += ok
     assert all(seen.values()), seen                 # each tile met somewhere, so both answers were compared
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_settlement_milestone_counts_the_station_and_second_units(players):
+    """R13.24 tile 11 (6 of p's units in one Settlement) with p's Train station moved onto and beside p's
+    spaces (R13.16: it counts as one of p's units there), against ``unit_spaces`` per Settlement."""
+    rng = random.Random(11)
+    amount = MS._p(11, "amount")
+    met = decided = 0
+    for g, p in main_decisions(players, 4, 950 + players):
+        spaces = [s for s in range(len(g.unit_at)) if g.players[p].spaces >> s & 1]
+        if len(spaces) < amount - 2:
+            continue
+        near = sorted({t for s in spaces for t in g.board.adjacent[s] if g.occupant[t] == -1})
+        answers = []
+        for st in [-1] + rng.sample(spaces + near, min(4, len(spaces) + len(near))):
+            h = g.clone()
+            h.modstate["trains"].station[p] = st
+            on_map = unit_spaces(h, p)
+            want = any(sum(1 for s in on_map if c >> s & 1) >= amount for c in settlements(h, p))
+            assert MS._condition(h, p, 11) == want, (p, st)
+            answers.append(want)
+        met += sum(answers)
+        decided += any(a != answers[0] for a in answers[1:])      # the station made the difference
+    assert met > 20 and decided > 5, (met, decided)
 
 
 def test_line_milestone_on_any_set_of_spaces():

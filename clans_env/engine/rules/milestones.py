@@ -283,8 +283,20 @@ def _m10(g, p: int, amount: int = _p(10, "amount")) -> bool:
 
 
 def _m11(g, p: int, amount: int = _p(11, "amount")) -> bool:
-    units = unit_spaces(g, p)
-    return any(sum(1 for s in units if c >> s & 1) >= amount for c in settlements(g, p))
+    # ``unit_spaces`` counted per Settlement: a unit per space with p's unit, p's second units, the station
+    spaces = g.players[p].spaces
+    st = station_space(g, p)
+    stacked = second_units(g)
+    second = [stacked[i] for i in range(0, len(stacked), 3) if stacked[i + 2] == p] if stacked else ()
+    if spaces.bit_count() + len(second) + (st >= 0) < amount:
+        return False
+    for c in settlements(g, p):
+        n = (c & spaces).bit_count() + (st >= 0 and c >> st & 1)
+        for s in second:
+            n += c >> s & 1
+        if n >= amount:
+            return True
+    return False
 
 
 def _m12(g, p: int, amount: int = _p(12, "amount")) -> bool:
