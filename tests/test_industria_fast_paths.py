@@ -158,45 +158,30 @@ def test_unit_milestones_count_the_units_on_the_map(players):
 
 
 @pytest.mark.parametrize("players", [2, 3])
-def test_settlement_milestone_counts_the_station_and_second_units(players):
-    """R13.24 tile 11 (6 of p's units in one Settlement) with p's Train station moved onto and beside p's
-    spaces (R13.16: it counts as one of p's units there), against ``unit_spaces`` per Settlement."""
+def test_settlement_and_river_milestones_count_the_station_and_second_units(players):
+    """R13.24 tiles 11 (units in one Settlement) and 12 (units along rivers) with p's Train station moved onto
+    and beside p's spaces (R13.16: it counts as one of p's units there), against ``unit_spaces`` (second
+    units count too, R4.5), for several thresholds (the functions take the tile's number as an argument)."""
     rng = random.Random(11)
-    amount = MS._p(11, "amount")
     met = decided = 0
     for g, p in main_decisions(players, 4, 950 + players):
         spaces = [s for s in range(len(g.unit_at)) if g.players[p].spaces >> s & 1]
-        if len(spaces) < amount - 2:
+        if len(spaces) < 3:
             continue
         near = sorted({t for s in spaces for t in g.board.adjacent[s] if g.occupant[t] == -1})
-        answers = []
-        for st in [-1] + rng.sample(spaces + near, min(4, len(spaces) + len(near))):
-            h = g.clone()
-            h.modstate["trains"].station[p] = st
-            on_map = unit_spaces(h, p)
-            want = any(sum(1 for s in on_map if c >> s & 1) >= amount for c in settlements(h, p))
-            assert MS._condition(h, p, 11) == want, (p, st)
-            answers.append(want)
-        met += sum(answers)
-        decided += any(a != answers[0] for a in answers[1:])      # the station made the difference
-    assert met > 20 and decided > 5, (met, decided)
-
-
-def test_line_milestone_on_any_set_of_spaces():
-    """Milestone 13's line table (per board and length) against the text for random sets of spaces, the
-    Port tiles' spaces (which share one cell, having no row) among them."""
-    rng = random.Random(13)
-    met = 0
-    for seed in range(4):
-        g = Game(GameConfig(num_players=1 + seed % 4, seed=seed, industria=True))
-        n = len(g.board.rowcol)
-        for _ in range(150):
-            g.players[0].spaces = sum(1 << s for s in range(n) if rng.random() < 0.35)
-            for length in (3, 5):
-                ok = reference_line(g, 0, length)
-                assert MS._line5(g, 0, length) == ok
-                met += ok
-    assert 50 < met < 1200
+        for amount in (3, 4, MS._p(11, "amount")):
+            answers = []
+            for st in [-1] + rng.sample(spaces + near, min(4, len(spaces) + len(near))):
+                h = g.clone()
+                h.modstate["trains"].station[p] = st
+                on_map = unit_spaces(h, p)
+                big = any(sum(1 for s in on_map if c >> s & 1) >= amount for c in settlements(h, p))
+                river = sum(1 for s in on_map if h.topo.along_river >> s & 1) >= amount
+                assert (MS._m11(h, p, amount), MS._m12(h, p, amount)) == (big, river), (p, st, amount)
+                answers.append((big, river))
+            met += sum(a + b for a, b in answers)
+            decided += any(a != answers[0] for a in answers[1:])      # the station made the difference
+    assert met > 50 and decided > 20, (met, decided)
 
 
 @pytest.mark.parametrize("players", [2, 3])

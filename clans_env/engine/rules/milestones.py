@@ -19,7 +19,7 @@ from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
 from ..topology import bits
-from .common import TRAINS, second_units, station_space, stations, unit_spaces
+from .common import TRAINS, second_units, station_space, stations
 from .industria_scoring import unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
@@ -262,7 +262,7 @@ def _m6(g, p: int, amount: int = _p(6, "amount")) -> bool:
 
 
 def _m7(g, p: int, amount: int = _p(7, "amount")) -> bool:
-    return sum(1 for c in settlements(g, p) if _triangles(g, c, first_only=True)) >= amount
+    return sum(1 for c in settlements(g, p) if c.bit_count() >= 3 and _triangles(g, c, first_only=True)) >= amount
 
 
 def _m8(g, p: int, amount: int = _p(8, "amount"), types: int = _p(8, "types")) -> bool:
@@ -282,26 +282,30 @@ def _m10(g, p: int, amount: int = _p(10, "amount")) -> bool:
     return sum(pl.units_total) - sum(pl.units_left) >= amount
 
 
-def _m11(g, p: int, amount: int = _p(11, "amount")) -> bool:
-    # ``unit_spaces`` counted per Settlement: a unit per space with p's unit, p's second units, the station
-    spaces = g.players[p].spaces
-    st = station_space(g, p)
+def _unit_sites(g, p: int) -> tuple[int, int, list]:
+    """``unit_spaces`` in bit-set form: the spaces with p's (first) units, p's Train station's space (-1:
+    none; it counts as one of p's units there, R13.16) and p's second units' spaces (R4.5)."""
     stacked = second_units(g)
-    second = [stacked[i] for i in range(0, len(stacked), 3) if stacked[i + 2] == p] if stacked else ()
-    if spaces.bit_count() + len(second) + (st >= 0) < amount:
-        return False
-    for c in settlements(g, p):
-        n = (c & spaces).bit_count() + (st >= 0 and c >> st & 1)
-        for s in second:
-            n += c >> s & 1
-        if n >= amount:
-            return True
-    return False
+    second = [stacked[i] for i in range(0, len(stacked), 3) if stacked[i + 2] == p] if stacked else []
+    return g.players[p].spaces, station_space(g, p), second
+
+
+def _units_on(sites: tuple, mask: int) -> int:
+    """How many of p's units (``_unit_sites``) stand on the spaces of ``mask``."""
+    spaces, st, second = sites
+    n = (mask & spaces).bit_count() + (st >= 0 and mask >> st & 1)
+    for s in second:
+        n += mask >> s & 1
+    return n
+
+
+def _m11(g, p: int, amount: int = _p(11, "amount")) -> bool:
+    sites = _unit_sites(g, p)
+    return _units_on(sites, -1) >= amount and any(_units_on(sites, c) >= amount for c in settlements(g, p))
 
 
 def _m12(g, p: int, amount: int = _p(12, "amount")) -> bool:
-    river = g.topo.along_river
-    return sum(1 for s in unit_spaces(g, p) if river >> s & 1) >= amount
+    return _units_on(_unit_sites(g, p), g.topo.along_river) >= amount
 
 
 def _m13(g, p: int, amount: int = _p(13, "amount")) -> bool:
