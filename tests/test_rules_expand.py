@@ -270,3 +270,37 @@ def test_reach_matches_the_rulebook_on_every_map(n):
                 got = {t for t in range(board.num_spaces) if topo.reach[level][a] >> t & 1}
                 want = {t for t, lvl in oracle.items() if lvl <= level}
                 assert got == want, (sides, board.label[a], level, sorted(board.label[t] for t in got ^ want))
+
+
+@pytest.mark.parametrize("industria", [False, True])
+def test_expand_is_offered_for_exactly_the_unit_types_with_a_target(industria):
+    """3. Expand (and Industria's Free space): the main decision offers expand:<unit> exactly for the unit
+    types that have a space to go to now (in reach, empty, the unit's land, affordable with the land
+    cost), over every clan's main decisions of random games; ``expand_options``' shortcuts (one land
+    mask per run of units, the cheapest land cost of the grassland candidates) against the targets."""
+    import random
+
+    from clans_env import Game, GameConfig
+    from clans_env.engine.actions import EXPAND
+    from clans_env.engine.rules.common import expand_targets as targets
+    from clans_env.engine.rules.expand import expand_options
+    from clans_env.engine.state import K_MAIN
+
+    rng = random.Random(3)
+    offered = checked = 0
+    for seed in range(12):
+        g = Game(GameConfig(num_players=2 + seed % 3, seed=seed, industria=industria))
+        while not g.is_terminal():
+            frame = g.stack[-1]
+            if frame[0] == K_MAIN and len(frame) == 2:
+                p = frame[1]
+                for free_land in (False, True):
+                    got = []
+                    expand_options(g, p, got, free_land=free_land)
+                    want = [EXPAND + u for u in range(D.NUM_UNITS) if targets(g, p, u, free_land=free_land)]
+                    assert got == want, (g.clans[p].name, free_land)
+                    offered += len(got)
+                    checked += 1
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+    assert checked > 500 and offered > 1000, (checked, offered)

@@ -24,7 +24,8 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     if r == -1:
         r = reach(g, p)
     open_spaces = r & ~g.occupied
-    own_res = reserved_by(g, p) & r if reservations(g) else 0   # Delivery bonus 19
+    # Delivery bonus 19 (a game without module records, such as the base game, skips the probe)
+    own_res = reserved_by(g, p) & r if g.modstate and reservations(g) else 0
     if not open_spaces and not own_res:
         return
     clan = g.clans[p]
@@ -39,6 +40,15 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
         for mask, units in g.topo.unit_groups:
             cand = open_spaces & mask
             if not cand:
+                continue
+            if len(units) > 1 and not free_land:
+                # the six units of grassland: the cheapest land cost among the candidates, found once
+                cheapest = 0
+                while cheapest <= top and not cand & cost_le[cheapest]:
+                    cheapest += 1
+                for u in units:
+                    if left[u] > 0 and money - costs[u] >= cheapest:
+                        out.append(EXPAND + u)
                 continue
             for u in units:
                 if left[u] > 0:
