@@ -509,8 +509,11 @@ def legal_train_move(g, frame) -> list:
     decline = [DONE] if len(frame) > 4 else []      # R13.6: the Tunnel's additional action is optional
     if piece == -1:                    # 2 players: the Train or the Mini-train first
         ends = train_ends(g, p)        # both orders' Train deliveries (the Mini-train's move keeps them)
-        train = sorted({(m if m >= 0 else d) for m, d, _, _ in paths(g, p, TRAIN, ends=ends)})
-        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p, ends=ends)})
+        free = _paths_without_mini(g, p, ends)
+        mini_at = g.modstate[TRAINS].mini[p]
+        # the Train first: its movements but those ending on the Mini-train (R15.6), the only difference
+        train = sorted({(m if m >= 0 else d) for m, d, _, _ in free if d != mini_at})
+        mini = sorted({(m if m >= 0 else d) for m, d, _, _ in mini_paths(g, p, ends=ends, train=free)})
         return [CHOOSE + x for x in train] + [CHOOSE + MINI_OFFSET + x for x in mini] + decline
     ps = mini_paths(g, p) if piece == MINITRAIN and _train_still_to_move(g, p) else paths(g, p, piece)
     if first < 0:
@@ -525,11 +528,11 @@ def _train_still_to_move(g, p: int) -> bool:
     return any(f[0] == K_HOOK and f[1] == p and f[2] == "train_other" and f[3] == TRAIN for f in g.stack[-2:])
 
 
-def mini_paths(g, p: int, first_only: bool = False, ends: int | None = None) -> list:
+def mini_paths(g, p: int, first_only: bool = False, ends: int | None = None, train: list | None = None) -> list:
     """Mini-train moves made before the Train's: only those after which the Train can still deliver
-    (R13.8: a Train action always delivers; T5). ``ends``: where the Train could deliver
-    (``train_ends``), if known."""
-    out = []
+    (R13.8: a Train action always delivers; T5). ``ends``: where the Train could deliver (``train_ends``),
+    and ``train``: ``_paths_without_mini``, if known."""
+    out: list = []
     # Where the Train can deliver depends on Goods and Demand tiles only, and its fees on the others'
     # pieces, none of which the Mini-train's move changes; the move changes only where the Train may
     # not end (on the Mini-train, R15.6) and the money left for fees. So the Train's movements are
@@ -538,13 +541,11 @@ def mini_paths(g, p: int, first_only: bool = False, ends: int | None = None) -> 
         ends = train_ends(g, p)
     if not ends:
         return out
-    mini = g.modstate[TRAINS].mini
-    start, money = mini[p], g.players[p].money
-    mini[p] = -1
-    train = paths(g, p, TRAIN, ends=ends)
-    mini[p] = start
+    if train is None:
+        train = _paths_without_mini(g, p, ends)
     if not train:
         return out
+    money = g.players[p].money
     for path in paths(g, p, MINITRAIN):
         dest, left = path[1], money - path[2]
         for _, d, f, _ in train:
@@ -556,6 +557,17 @@ def mini_paths(g, p: int, first_only: bool = False, ends: int | None = None) -> 
         if first_only:
             break
     return out
+
+
+def _paths_without_mini(g, p: int, ends: int) -> list:
+    """p's Train's movements (``paths``) as if p's Mini-train were off the map (it blocks only their ends)."""
+    mini = g.modstate[TRAINS].mini
+    start = mini[p]
+    mini[p] = -1
+    try:
+        return paths(g, p, TRAIN, ends=ends)
+    finally:
+        mini[p] = start
 
 
 @apply_for(K_TRAIN_MOVE)
