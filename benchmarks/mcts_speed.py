@@ -24,6 +24,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder
 from versions import PURE, checkouts, measure_in  # noqa: E402
 
 
+def sample_positions(deal, step, positions: int, rng) -> list:
+    """``positions`` states met in random games (each with 4% chance where there is a choice), from
+    ``deal(k)`` for k = 0, 1, ... and ``step(state, action)``."""
+    states: list = []
+    k = 0
+    while len(states) < positions:
+        s = deal(k)
+        k += 1
+        while not s.is_terminal() and len(states) < positions:
+            legal = s.legal_actions()
+            if len(legal) > 1 and rng.random() < 0.04:
+                states.append(s.clone())
+            step(s, legal[rng.randrange(len(legal))])
+    return states
+
+
+def our_bots(sims: int, seed: int) -> dict:
+    """Our MCTSAgent with random rollouts (OpenSpiel's reading) and as shipped (heuristic leaf values)."""
+    from agents import MCTSAgent
+    from training.benchmarks import OPENSPIEL_CONFIGS
+
+    return {"ours_random": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["random"]),
+            "ours_shipped": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["heuristic"])}
+
+
 def measure(positions: int = 12, sims: int = 50, seed: int = 0, reps: int = 2) -> dict:
     """Simulations per second on ``positions`` sampled states: ours (random rollouts, and as
     shipped) and MCTSBot (random rollouts), best of ``reps`` passes each."""
@@ -32,27 +57,17 @@ def measure(positions: int = 12, sims: int = 50, seed: int = 0, reps: int = 2) -
     import numpy as np
     from open_spiel.python.algorithms import mcts as os_mcts
 
-    from agents import MCTSAgent
     from clans_env.interop import openspiel_game
-    from training.benchmarks import OPENSPIEL_CONFIGS
 
     game = openspiel_game.load(num_players=2)
-    rng = random.Random(seed)
-    states = []
-    k = 0
-    while len(states) < positions:
+
+    def deal(k: int):
         s = game.new_initial_state()
         s.apply_action(k)
-        k += 1
-        while not s.is_terminal() and len(states) < positions:
-            legal = s.legal_actions()
-            if len(legal) > 1 and rng.random() < 0.04:
-                states.append(s.clone())
-            s.apply_action(legal[rng.randrange(len(legal))])
-    bots = {
-        "ours_random": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["random"]),
-        "ours_shipped": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["heuristic"]),
-    }
+        return s
+
+    states = sample_positions(deal, lambda s, a: s.apply_action(a), positions, random.Random(seed))
+    bots = our_bots(sims, seed)
     mcts_bot = os_mcts.MCTSBot(game, uct_c=2.0, max_simulations=sims,
                                evaluator=os_mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed + 1)),
                                solve=False, random_state=np.random.RandomState(seed + 2))
@@ -75,25 +90,11 @@ def measure_industria(positions: int = 12, sims: int = 50, seed: int = 0, reps: 
     Industria games (``industria=True``; OpenSpiel's registered game is the base game, so no MCTSBot row)."""
     import random
 
-    from agents import MCTSAgent
     from clans_env import Game, GameConfig
-    from training.benchmarks import OPENSPIEL_CONFIGS
 
-    rng = random.Random(seed)
-    states = []
-    k = 0
-    while len(states) < positions:
-        g = Game(GameConfig(num_players=2, seed=seed + k, industria=True))
-        k += 1
-        while not g.is_terminal() and len(states) < positions:
-            legal = g.legal_actions()
-            if len(legal) > 1 and rng.random() < 0.04:
-                states.append(g.clone())
-            g.apply(legal[rng.randrange(len(legal))])
-    bots = {
-        "ours_random": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["random"]),
-        "ours_shipped": MCTSAgent(sims=sims, c=0.2, seed=seed, reuse=False, **OPENSPIEL_CONFIGS["heuristic"]),
-    }
+    states = sample_positions(lambda k: Game(GameConfig(num_players=2, seed=seed + k, industria=True)),
+                              lambda g, a: g.apply(a), positions, random.Random(seed))
+    bots = our_bots(sims, seed)
     best = {name: float("inf") for name in bots}
     for _ in range(reps):
         for name, bot in bots.items():

@@ -926,6 +926,20 @@ def _mini_paths_by_definition(g, p):
     return out
 
 
+def _both_trains_on_the_map(rng, games: int):
+    """(game, player to decide) after each random move of ``games`` 2-player Industria games, where that
+    player's Train and Mini-train are both on the map."""
+    for seed in range(games):
+        g = Game(GameConfig(num_players=2, seed=seed, industria=True))
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+            ts = g.modstate["trains"]
+            p = g.current_player
+            if p is not None and p >= 0 and ts.at[p] >= 0 and ts.mini[p] >= 0:
+                yield g, p
+
+
 def test_mini_paths_agree_with_moving_the_mini_train_first():
     """R13.8/R15.4 (T5): ``mini_paths`` lists the Train's movements once instead of once per Mini-train
     move; it keeps exactly the Mini-train moves after which the Train still delivers, money for fees
@@ -933,33 +947,28 @@ def test_mini_paths_agree_with_moving_the_mini_train_first():
     2-player games, money cut down so that fees bind)."""
     rng = random.Random(34)
     checked = binding = blocking = 0
-    for seed in range(12):
-        g = Game(GameConfig(num_players=2, seed=seed, industria=True))
-        while not g.is_terminal() and checked < 600:
-            legal = g.legal_actions()
-            g.apply(legal[int(rng.random() * len(legal))])
-            ts = g.modstate["trains"]
-            p = g.current_player
-            if p is None or p < 0 or ts.at[p] < 0 or ts.mini[p] < 0:
-                continue
-            # the Mini-train where it is, and on each end of the Train's movements (it blocks that end)
-            h = g.clone()
-            h.modstate["trains"].mini[p] = -1
-            spots = [ts.mini[p]] + sorted({d for _, d, _, _ in TR.paths(h, p, TR.TRAIN)})
-            for mini_at in spots[:3]:
-                for money in (g.players[p].money, 3, 6, 0):
-                    h = g.clone()
-                    h.players[p].money = money
-                    h.modstate["trains"].mini[p] = mini_at
-                    want = _mini_paths_by_definition(h, p)
-                    assert TR.mini_paths(h, p) == want
-                    assert TR.mini_paths(h, p, first_only=True) == want[:1]
-                    # R13.1/R15.4: the Train action is offered exactly when one of the two orders delivers
-                    train_first = TR.paths(h, p, TR.TRAIN)
-                    assert TR.can_take_train_action(h, p, extra=True) == bool(train_first or want)
-                    checked += 1
-                    binding += len(want) < len(TR.paths(h, p, TR.MINITRAIN))
-                    blocking += bool(want) and not train_first
+    for g, p in _both_trains_on_the_map(rng, 12):
+        if checked >= 600:
+            break
+        ts = g.modstate["trains"]
+        # the Mini-train where it is, and on each end of the Train's movements (it blocks that end)
+        h = g.clone()
+        h.modstate["trains"].mini[p] = -1
+        spots = [ts.mini[p]] + sorted({d for _, d, _, _ in TR.paths(h, p, TR.TRAIN)})
+        for mini_at in spots[:3]:
+            for money in (g.players[p].money, 3, 6, 0):
+                h = g.clone()
+                h.players[p].money = money
+                h.modstate["trains"].mini[p] = mini_at
+                want = _mini_paths_by_definition(h, p)
+                assert TR.mini_paths(h, p) == want
+                assert TR.mini_paths(h, p, first_only=True) == want[:1]
+                # R13.1/R15.4: the Train action is offered exactly when one of the two orders delivers
+                train_first = TR.paths(h, p, TR.TRAIN)
+                assert TR.can_take_train_action(h, p, extra=True) == bool(train_first or want)
+                checked += 1
+                binding += len(want) < len(TR.paths(h, p, TR.MINITRAIN))
+                blocking += bool(want) and not train_first
     assert checked >= 600 and binding >= 20 and blocking >= 5, (checked, binding, blocking)
 
 
@@ -986,38 +995,34 @@ def test_train_check_when_only_the_mini_train_first_delivers():
     from £0 to £12. Both fees count, and the Mini-train may not end on the Train."""
     rng = random.Random(340)
     checked = fee_binds = train_blocks = 0
-    for seed in range(30):
-        g = Game(GameConfig(num_players=2, seed=seed, industria=True))
-        while not g.is_terminal() and checked < 800:
-            legal = g.legal_actions()
-            g.apply(legal[int(rng.random() * len(legal))])
-            ts = g.modstate["trains"]
-            p = g.current_player
-            if p is None or p < 0 or ts.at[p] < 0 or ts.mini[p] < 0 or rng.random() < 0.7:
-                continue
-            q = 1 - p
+    for g, p in _both_trains_on_the_map(rng, 30):
+        if checked >= 800:
+            break
+        if rng.random() < 0.7:
+            continue
+        q = 1 - p
+        h = g.clone()
+        h.modstate["trains"].mini[p] = -1
+        ends = sorted({d for _, d, _, _ in TR.paths(h, p, TR.TRAIN)})
+        if not ends:
+            continue
+        mini_at = ends[rng.randrange(len(ends))]
+        near = [a for a, _, _ in TR.side(g).locked_adj[mini_at]]
+        for money in (0, 3, 6, 9, 12):
             h = g.clone()
-            h.modstate["trains"].mini[p] = -1
-            ends = sorted({d for _, d, _, _ in TR.paths(h, p, TR.TRAIN)})
-            if not ends:
-                continue
-            mini_at = ends[rng.randrange(len(ends))]
-            near = [a for a, _, _ in TR.side(g).locked_adj[mini_at]]
-            for money in (0, 3, 6, 9, 12):
-                h = g.clone()
-                hs = h.modstate["trains"]
-                hs.mini[p] = mini_at
-                h.players[p].money = money
-                if rng.random() < 0.8 and hs.at[q] >= 0:         # the opponent's pieces on the Mini-train's way
-                    hs.at[q] = near[rng.randrange(len(near))]
-                    hs.mini[q] = near[rng.randrange(len(near))]
-                if rng.random() < 0.3:                           # the Train beside the Mini-train
-                    hs.at[p] = near[rng.randrange(len(near))]
-                want = bool(TR.paths(h, p, TR.TRAIN)) or bool(_mini_paths_by_definition(h, p))
-                assert TR.can_take_train_action(h, p, extra=True) == want, (seed, money)
-                checked += 1
-                fee_binds += want != _mini_first_without_its_fee(h, p)
-                train_blocks += hs.at[p] in near
+            hs = h.modstate["trains"]
+            hs.mini[p] = mini_at
+            h.players[p].money = money
+            if rng.random() < 0.8 and hs.at[q] >= 0:         # the opponent's pieces on the Mini-train's way
+                hs.at[q] = near[rng.randrange(len(near))]
+                hs.mini[q] = near[rng.randrange(len(near))]
+            if rng.random() < 0.3:                           # the Train beside the Mini-train
+                hs.at[p] = near[rng.randrange(len(near))]
+            want = bool(TR.paths(h, p, TR.TRAIN)) or bool(_mini_paths_by_definition(h, p))
+            assert TR.can_take_train_action(h, p, extra=True) == want, (g.config.seed, money)
+            checked += 1
+            fee_binds += want != _mini_first_without_its_fee(h, p)
+            train_blocks += hs.at[p] in near
     assert checked >= 800 and fee_binds >= 5 and train_blocks >= 100, (checked, fee_binds, train_blocks)
 
 
