@@ -78,19 +78,8 @@ class TrainSide:
                 ts[(u[1], u[2])] = k
         object.__setattr__(self, "_city_spot", cs)
         object.__setattr__(self, "_tunnel_spot", ts)
-        # locations one or two tracks away from each location, whatever is locked: a cheap first test of
-        # whether a Train can reach any location it could deliver to (rules/trains.can_take_train_action)
-        near = []
-        for a in range(len(self.ids)):
-            m = 0
-            for b, _ in adj[a]:
-                m |= 1 << b
-                for c, _ in adj[b]:
-                    m |= 1 << c
-            near.append(m & ~(1 << a))
-        object.__setattr__(self, "within_two", tuple(near))
         # per location, (neighbour, Milestone spot of the Tunnel or -1, Milestone spot of the neighbour City
-        # or -1) for each track: the lock test of a movement without dictionary look-ups (rules/trains.paths)
+        # or -1) for each track: the lock test of a movement without dictionary look-ups (rules/trains.open_ways)
         object.__setattr__(self, "locked_adj", tuple(
             tuple((b, ts.get((min(a, b), max(a, b)), -1) if t else -1, cs.get(b, -1)) for b, t in self._adj[a])
             for a in range(len(self.ids))))
