@@ -199,14 +199,9 @@ def can_deliver(g, p: int, loc: int) -> bool:
     return bool(demand_payments(g, p, tile))
 
 
-def deliverable(g, p: int, within: int = -1) -> int:
-    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set (``within``:
-    only those of the Demand spots with a location in this set, the others' left out)."""
-    name = side(g).name
-    spots = _SPOTS_WITHIN.get((name, within))
-    if spots is None:
-        spots = _SPOTS_WITHIN[name, within] = tuple((s, m) for s, m in enumerate(_SPOT_MASKS[name]) if m & within)
-    return _deliverable_among(g, p, spots)
+def deliverable(g, p: int) -> int:
+    """Locations where p could deliver now (R13.8/R13.9), ignoring the way there, as a bit set."""
+    return _deliverable_among(g, p, _ALL_SPOTS[side(g).name])
 
 
 def _deliverable_among(g, p: int, spots: tuple) -> int:
@@ -241,10 +236,8 @@ _SPOT_LOCATIONS = {sd.name: tuple(tuple(i for i in range(sd.num_locations) if sd
 _SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name, spots in _SPOT_LOCATIONS.items()}
 
 
-#: (side name, location set) -> (spot, its locations) of the Demand spots with a location in the set: the
-#: sets asked are the whole map and the ``open_ends`` of a start and a set of claimed Milestones (as few
-#: as the ``_OPEN_ENDS`` keys)
-_SPOTS_WITHIN: dict = {}
+#: side name -> (Demand spot, its locations) for every Demand spot
+_ALL_SPOTS = {name: tuple(enumerate(masks)) for name, masks in _SPOT_MASKS.items()}
 
 
 def _pairs(need) -> tuple:
@@ -317,37 +310,13 @@ def unlocked_spots(g, p: int) -> int:
 assert MS.NUM_SPOTS == 4
 
 
-def open_ends(sd, start: int, unlocked: int) -> int:
-    """The locations one or two tracks from ``start`` through Tunnels and Cities open for a player with the
-    ``unlocked`` Milestone spots (R13.3/R13.4), ``start`` aside: where a Train that pays every fee may stop
-    (``paths`` without fees, ends and the other piece; remembered, as the map never changes)."""
-    key = (sd.name, start, unlocked)
-    out = _OPEN_ENDS.get(key)
-    if out is None:
-        out = 0
-        adj = sd.locked_adj
-        for a, ta, ca in adj[start]:
-            if (ta >= 0 and not unlocked >> ta & 1) or (ca >= 0 and not unlocked >> ca & 1):
-                continue
-            out |= 1 << a
-            for b, tb, cb in adj[a]:
-                if (tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1):
-                    continue
-                out |= 1 << b
-        out = _OPEN_ENDS[key] = out & ~(1 << start)
-    return out
-
-
-#: (side, start, unlocked spots) -> ``open_ends``
-_OPEN_ENDS: dict = {}
-
-
 def open_ways(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple, tuple]:
     """Where a Train or Mini-train from ``start`` may go for a player with the ``unlocked`` Milestone spots
     (R13.3/R13.4: locked Tunnels and Cities are neither passed nor reached), remembered per side, start and
     unlocked spots (the map never changes):
 
-    - ``open_ends``: the locations one or two open tracks away;
+    - the locations one or two open tracks away (``start`` aside): where a Train that pays every fee may
+      stop (``paths`` without fees, ends and the other piece);
     - the (Demand spot, its locations among them) pairs of the Demand spots there (where a Train could
       deliver);
     - steps: (a location one open track away, the bit set of those one open track further, ``start`` aside);
@@ -357,8 +326,8 @@ def open_ways(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple, tuple]:
     key = start << MS.NUM_SPOTS | unlocked
     out = table.get(key)
     if out is None:
-        ends = open_ends(sd, start, unlocked)
         adj = sd.locked_adj
+        ends = 0
         steps = []
         routes = []
         for a, ta, ca in adj[start]:
@@ -366,7 +335,9 @@ def open_ways(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple, tuple]:
                 continue
             further = tuple((b, tb >= 0) for b, tb, cb in adj[a] if b != start and not (
                 (tb >= 0 and not unlocked >> tb & 1) or (cb >= 0 and not unlocked >> cb & 1)))
-            steps.append((a, sum(1 << b for b, _ in further)))
+            mask = sum(1 << b for b, _ in further)
+            ends |= 1 << a | mask
+            steps.append((a, mask))
             routes.append((a, ta >= 0, further))
         out = table[key] = (ends, tuple((s, m & ends) for s, m in enumerate(_SPOT_MASKS[sd.name]) if m & ends),
                             tuple(steps), tuple(routes))
