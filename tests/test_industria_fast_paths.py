@@ -105,6 +105,24 @@ def test_train_movements_match_the_rules_statement(players):
         assert freed                              # and some where only the Mini-train first frees the way
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_chosen_movement_is_the_one_listed(players):
+    """R13.5/R13.6: applying a Train move reads the chosen movement (fee, Tunnel used) off the open ways
+    instead of listing every movement; it is the movement ``paths`` lists, for the Train and the Mini-train."""
+    compared = fees = tunnels = 0
+    for g, p in main_decisions(players, 6, 600 + players):
+        ts = g.modstate["trains"]
+        for piece in (TR.TRAIN, TR.MINITRAIN) if TR.has_minis(g) else (TR.TRAIN,):
+            if (ts.mini[p] if piece == TR.MINITRAIN else ts.at[p]) < 0:
+                continue
+            for movement in TR.paths(g, p, piece):
+                assert TR._movement(g, p, piece, movement[0], movement[1]) == movement
+                compared += 1
+                fees += movement[2] > 0
+                tunnels += movement[3]
+    assert compared > 300 and fees > 10 and (tunnels > 0 or players != 2), (compared, fees, tunnels)
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_remembered_milestone_conditions_match_a_fresh_evaluation(players):
     """R13.24: a remembered answer of a layout tile (7-13) is the answer the condition gives now, for

@@ -557,16 +557,35 @@ def apply_train_move(g, frame, action: int) -> None:
         g.stack.append((K_TRAIN_MOVE, p, piece, action - CHOOSE))
         return
     if action == DONE:
-        path = next(x for x in paths(g, p, piece) if x[0] == -1 and x[1] == first)
+        finish_move(g, p, piece, _movement(g, p, piece, -1, first))
     else:
-        path = next(x for x in paths(g, p, piece) if x[0] == first and x[1] == action - CHOOSE)
-    finish_move(g, p, piece, path)
+        finish_move(g, p, piece, _movement(g, p, piece, first, action - CHOOSE))
+
+
+def _movement(g, p: int, piece: int, mid: int, dest: int) -> tuple[int, int, int, bool]:
+    """The legal movement of p's piece through ``mid`` (-1: one track) to ``dest``, as ``paths`` lists it
+    (mid, destination, fee, Tunnel used), read off its open ways instead of listing them all (the decision
+    that chose it checked it is one; each pair of locations has one track, so it is the only one)."""
+    ts = g.modstate[TRAINS]
+    start = ts.mini[p] if piece == MINITRAIN else ts.at[p]
+    first = dest if mid < 0 else mid
+    occupied, count = _others_pieces(ts, p)
+    met = count[first] if occupied >> first & 1 else 0
+    for a, tunnel, further in open_ways(side(g), start, unlocked_spots(g, p))[3]:
+        if a == first:
+            if mid < 0:
+                return (-1, dest, TM.PASS_FEE * met, tunnel)
+            for b, tunnel_b in further:
+                if b == dest:
+                    return (mid, dest, TM.PASS_FEE * (met + (count[dest] if occupied >> dest & 1 else 0)),
+                            tunnel or tunnel_b)
+    raise AssertionError(f"no movement {start} -> {mid} -> {dest}")  # pragma: no cover - legality checked
 
 
 @hook("train_other")
 def train_other(g, p: int, piece: int) -> None:
     """R15.4: the other piece of a 2-player Train action moves (if it can)."""
-    if paths(g, p, piece):
+    if paths(g, p, piece, first_only=True):
         g.stack.append((K_TRAIN_MOVE, p, piece, -1))
 
 
