@@ -131,7 +131,7 @@ def expand_targets(g, p: int, unit: int, free_land: bool = False) -> int:
     else:
         allowed = affordable_spaces(g, p, unit, free_land)
     mask = reach(g, p) & ~g.occupied & g.topo.unit_mask[unit] & allowed
-    if g.modstate and reservations(g):  # Industria Delivery bonus 19: p's reserved spaces, land cost free
+    if reservations(g):                 # Industria Delivery bonus 19: p's reserved spaces, land cost free
         if g.players[p].money >= unit_cost(g, p, unit):
             mask |= reserved_by(g, p) & reach(g, p) & g.topo.unit_mask[unit]
     if clan.restricts_targets:

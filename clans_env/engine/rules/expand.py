@@ -24,8 +24,7 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     if r == -1:
         r = reach(g, p)
     open_spaces = r & ~g.occupied
-    # Delivery bonus 19 (a game without module records, such as the base game, skips the probe)
-    own_res = reserved_by(g, p) & r if g.modstate and reservations(g) else 0
+    own_res = reserved_by(g, p) & r if reservations(g) else 0   # Delivery bonus 19
     if not open_spaces and not own_res:
         return
     clan = g.clans[p]

@@ -107,7 +107,7 @@ def neighbourhood_goods(g, p: int, space: int) -> int:
             good = D.UNIT_GOOD[ua[t]]
             if good >= 0:
                 mask |= 1 << good
-    stacked = second_units(g) if g.modstate else ()     # (no module records: the base game)
+    stacked = second_units(g)
     if stacked:                 # Industria: a second unit on a space gives its Good too (R4.7, Q5)
         for i in range(0, len(stacked), 3):
             if stacked[i + 2] != p and stacked[i] in nb:
