@@ -41,7 +41,7 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
             if not cand:
                 continue
             if len(units) > 1 and not free_land:
-                # the six units of grassland: the cheapest land cost among the candidates, found once
+                # several units on one land (the grassland's six): the candidates' cheapest land cost, once
                 cheapest = 0
                 while cheapest <= top and not cand & cost_le[cheapest]:
                     cheapest += 1

@@ -19,11 +19,10 @@ from ..actions import CHOOSE
 from ..board import offset_to_cube
 from ..state import K_MILESTONE
 from ..topology import bits
-from .common import TRAINS, second_units, station_space, stations
+from .common import TRAINS, second_units, station_space
 from .industria_scoring import unit_type
 from .registry import apply_for, describe_for, legal_for
 from .scoring import basic_in_stock, settlements, upgrades_count
-from . import train_core as TR
 from .train_core import TrainState, train_players
 
 #: the main decision's index for "Claim a Milestone" (R2.7, R13.19)
@@ -139,20 +138,12 @@ def _lines(board, length: int) -> tuple:
     coordinates of the board's rows and columns), each as the bit set of its spaces, or, where a cell holds
     several spaces (the Port tiles, which have no row), as the bit set of each cell's spaces: a line is
     covered when every cell has one of p's spaces. Made once per grid (every board shares one) and length."""
-    key = (board, length)
-    out = _LINES.get(key)
-    if out is None:
-        if len(_LINES) > 64:
-            _LINES.clear()
-        for rowcol, n, lines in _LINES_BY_GRID:     # one grid in practice: compared, not hashed
-            if n == length and rowcol == board.rowcol:
-                out = lines
-                break
-        else:
-            out = _grid_lines(board.rowcol, length)
-            _LINES_BY_GRID.append((board.rowcol, length, out))
-        _LINES[key] = out
-    return out
+    for rowcol, n, lines in _LINES:
+        if n == length and rowcol == board.rowcol:
+            return lines
+    lines = _grid_lines(board.rowcol, length)
+    _LINES.append((board.rowcol, length, lines))
+    return lines
 
 
 def _grid_lines(rowcol: tuple, length: int) -> tuple:
@@ -174,10 +165,8 @@ def _grid_lines(rowcol: tuple, length: int) -> tuple:
     return tuple(rows)
 
 
-#: (board, length) -> ``_lines`` (the few boards of a process), and (rows and columns, length, the same)
-#: for each grid seen
-_LINES: dict = {}
-_LINES_BY_GRID: list = []
+#: (rows and columns, length, ``_lines``) for each grid seen (one in practice: compared, not hashed)
+_LINES: list = []
 
 
 #: the tiles whose conditions read only where p's units stand (the spaces with p's units, p's second units,
@@ -202,16 +191,9 @@ def condition(g, p: int, tile: int, placement: tuple | None = None) -> bool:
 
 
 def placement_key(g, p: int) -> tuple:
-    """Everything the placement tiles read: the map, the spaces with p's (first) units, p's second units'
-    spaces (Industria stacking) and p's Train station."""
-    stacked = second_units(g)
-    second = 0
-    if stacked:
-        for i in range(0, len(stacked), 3):
-            if stacked[i + 2] == p:
-                second |= 1 << stacked[i]
-    st = stations(g)
-    return (g.topo, g.players[p].spaces, second, st[p] if st else -1)
+    """Everything the placement tiles read: the map and where p's units stand (``_unit_sites``)."""
+    spaces, station, second = _unit_sites(g, p)
+    return (g.topo, spaces, station, tuple(second))
 
 
 #: placement tile -> the fewest of p's units on the map (spaces, second units, the station) it needs: each
@@ -244,8 +226,7 @@ def _m2(g, p: int, amount: int = _p(2, "amount")) -> bool:
 
 def _m3(g, p: int, amount: int = _p(3, "amount")) -> bool:
     pl = g.players[p]
-    total, left = pl.units_total, pl.units_left
-    return sum(total[u] - left[u] for u in D.FACTORIES) >= amount
+    return sum(pl.units_placed(u) for u in D.FACTORIES) >= amount
 
 
 def _m4(g, p: int, amount: int = _p(4, "amount")) -> bool:
@@ -267,14 +248,12 @@ def _m7(g, p: int, amount: int = _p(7, "amount")) -> bool:
 
 def _m8(g, p: int, amount: int = _p(8, "amount"), types: int = _p(8, "types")) -> bool:
     pl = g.players[p]
-    total, left = pl.units_total, pl.units_left
-    return sum(1 for u in _NOT_WORKERS if total[u] - left[u] >= amount) >= types
+    return sum(1 for u in _NOT_WORKERS if pl.units_placed(u) >= amount) >= types
 
 
 def _m9(g, p: int) -> bool:
     pl = g.players[p]
-    total, left = pl.units_total, pl.units_left
-    return {unit_type(u) for u in range(D.NUM_UNITS) if total[u] > left[u]} >= _UNIT_TYPES
+    return {unit_type(u) for u in range(D.NUM_UNITS) if pl.units_placed(u)} >= _UNIT_TYPES
 
 
 def _m10(g, p: int, amount: int = _p(10, "amount")) -> bool:

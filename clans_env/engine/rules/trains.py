@@ -161,30 +161,30 @@ def tunnel_open(g, p: int, a: int, b: int) -> bool:
     return spot < 0 or MS.claimed_by(g, spot, p)
 
 
-def others_on(g, p: int) -> dict:
-    """Location -> the other players' pieces there, as a bit set (bit 2q: q's Train, 2q + 1: q's Mini-train).
-    R13.5 / R15.7: the fee counts each piece met once, so a movement's fee is the bits of its locations."""
-    ts = g.modstate[TRAINS]
-    occupied: dict = {}
+def _others_pieces(ts, p: int) -> tuple[int, dict]:
+    """The locations of the other players' Trains and Mini-trains (a bit set) and how many stand on each
+    (R13.5 / R15.7: a movement meets each piece on the locations it passes or reaches once, and pays £3 for
+    it; p's own pieces never pay, R15.6)."""
+    occupied = 0
+    count: dict = {}
     for q, x in enumerate(ts.at):
         if q != p and x >= 0:
-            occupied[x] = occupied.get(x, 0) | 1 << 2 * q
+            occupied |= 1 << x
+            count[x] = count.get(x, 0) + 1
     minis = ts.mini
     if minis:
         for q, x in enumerate(minis):
             if q != p and x >= 0:
-                occupied[x] = occupied.get(x, 0) | 1 << 2 * q + 1
-    return occupied
+                occupied |= 1 << x
+                count[x] = count.get(x, 0) + 1
+    return occupied, count
 
 
 def fee(g, p: int, locs) -> int:
     """R13.5: £3 per player whose Train is on a location passed or reached (each player once); 2 players,
     R15.7: £3 per opponent Train or Mini-train met; own trains never pay (R15.6)."""
-    occupied = others_on(g, p)
-    met = 0
-    for loc in locs:
-        met |= occupied.get(loc, 0)
-    return TM.PASS_FEE * met.bit_count()
+    _, count = _others_pieces(g.modstate[TRAINS], p)
+    return TM.PASS_FEE * sum(count.get(loc, 0) for loc in set(locs))
 
 
 def can_deliver(g, p: int, loc: int) -> bool:
@@ -348,28 +348,10 @@ def open_ways(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple, tuple]:
 _OPEN_WAYS: dict = {name: {} for name in _SPOT_MASKS}
 
 
-def _others_pieces(ts, p: int) -> tuple[int, dict]:
-    """The locations of the other players' Trains and Mini-trains (a bit set) and how many stand on each."""
-    occupied = 0
-    count: dict = {}
-    for q, x in enumerate(ts.at):
-        if q != p and x >= 0:
-            occupied |= 1 << x
-            count[x] = count.get(x, 0) + 1
-    minis = ts.mini
-    if minis:
-        for q, x in enumerate(minis):
-            if q != p and x >= 0:
-                occupied |= 1 << x
-                count[x] = count.get(x, 0) + 1
-    return occupied, count
-
-
-def _can_move(ts, p: int, steps: tuple, ends: int, money: int) -> bool:
+def _can_move(steps: tuple, ends: int, money: int, occupied: int, count: dict) -> bool:
     """Whether p's Train has a movement (``open_ways``' steps) ending on ``ends`` whose fee p can pay: £3 per
-    other player's piece on a location passed or reached (R13.5/R15.7). ``paths(..., first_only=True)``
-    answered from bit sets."""
-    occupied, count = _others_pieces(ts, p)
+    other player's piece on a location passed or reached (R13.5/R15.7; ``_others_pieces``).
+    ``paths(..., first_only=True)`` answered from bit sets."""
     affordable = money // TM.PASS_FEE           # pieces p can pay to meet
     for a, further in steps:
         met = count[a] if occupied >> a & 1 else 0
@@ -402,14 +384,13 @@ def _cheapest_to(steps: tuple, count: dict, ends: int) -> int:
     return best
 
 
-def _mini_first_frees(g, ts, p: int, unlocked: int, steps: tuple, money: int) -> bool:
+def _mini_first_frees(g, ts, p: int, unlocked: int, steps: tuple, money: int, count: dict) -> bool:
     """2 players, R15.4 "in either order": the Mini-train moves first, off a location where the Train could
     deliver, and the Train then ends there (the only way that order helps: the Mini-train's move only frees
     its location, R15.6, and costs money). Both fees are paid (R13.5/R15.7): the cheapest Mini-train move
     (anywhere but on the Train) and the cheapest Train movement to the freed location. ``mini_paths``'s
     first answer, from bit sets."""
     mini_at = ts.mini[p]
-    _, count = _others_pieces(ts, p)
     train = _cheapest_to(steps, count, 1 << mini_at)
     if train < 0:
         return False
@@ -436,30 +417,16 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     other = minis[p] if minis else -1
     free_ends = opened & ~(1 << other if other >= 0 else 0)      # not on p's other piece (R15.6)
     money = g.players[p].money
+    occupied, count = _others_pieces(ts, p)
     if free_ends:
-        if money >= TM.PASS_FEE * _pieces_within(ts, p, reach):
+        if money >= TM.PASS_FEE * sum(count[x] for x in bits(occupied & reach)):
             return True          # p can pay the fee of every other piece it could meet (R13.5)
-        if _can_move(ts, p, steps, free_ends, money):
+        if _can_move(steps, free_ends, money, occupied, count):
             return True
     # The Mini-train moving first helps only by freeing its location as the Train's end (money only
     # goes down): only when the Train could deliver there.
     return (other >= 0 and bool(opened >> other & 1) and has_minis(g)
-            and _mini_first_frees(g, ts, p, unlocked, steps, money))
-
-
-def _pieces_within(ts, p: int, locations: int) -> int:
-    """How many of the other players' Trains and Mini-trains stand on ``locations`` (a movement within them
-    meets at most these, so its fee is at most £3 each, R13.5/R15.7)."""
-    met = 0
-    for q, x in enumerate(ts.at):
-        if q != p and x >= 0 and locations >> x & 1:
-            met += 1
-    minis = ts.mini
-    if minis:
-        for q, x in enumerate(minis):
-            if q != p and x >= 0 and locations >> x & 1:
-                met += 1
-    return met
+            and _mini_first_frees(g, ts, p, unlocked, steps, money, count))
 
 
 #: the last field of the first ``train_move`` frame of a Tunnel's additional Train action (R13.6)
@@ -733,12 +700,9 @@ class Trains(Module):
 
     def main_options(self, g, frame, out: list) -> None:
         p = frame[1]
-        ts = g.modstate[TRAINS]
-        # R13.1: the Train action, once per round (the Train on the map and upright: asked here first, as
-        # most turns end there)
-        if g.config.trains and ts.at[p] >= 0 and not ts.tilt[p] and can_take_train_action(g, p):
+        if g.config.trains and can_take_train_action(g, p):       # R13.1: the Train action
             out.append(TRAIN_ACTION)
-        if ts.ms is not None and MS.claimable(g, p, first_only=True):     # R13.19: Claim a Milestone
+        if g.modstate[TRAINS].ms is not None and MS.claimable(g, p, first_only=True):   # R13.19: Claim a Milestone
             out.append(MS.CLAIM_ACTION)
         if len(frame) > 2:                      # a Delivery bonus's bonus action (Q29): not Pass
             out.remove(PASS)
