@@ -394,3 +394,26 @@ def test_a_moved_fisherman_never_ends_next_to_another():
                     check_invariants(g)
                     return
     pytest.skip("no such position on this map")
+
+
+def _largest_matching_by_brute_force(n: int, edges: list) -> int:
+    best = 0
+    for mask in range(1 << len(edges)):
+        chosen = [e for k, e in enumerate(edges) if mask >> k & 1]
+        ends = [x for e in chosen for x in e]
+        if len(ends) == len(set(ends)):
+            best = max(best, len(chosen))
+    return best
+
+
+def test_pairs_are_a_largest_matching():
+    """R12.10 / R12.17 count pairs of units, each unit in one pair at most: ``max_matching`` (which matches
+    an item with a single partner at once and branches elsewhere) against every set of disjoint pairs, on
+    random graphs (paths, stars, triangles and denser ones: each shape where matching a leaf first matters)."""
+    from clans_env.engine.rules.industria_scoring import max_matching
+    rng = random.Random(12)
+    for _ in range(1500):
+        n = rng.randint(0, 9)
+        density = rng.random()
+        edges = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < density][:11]
+        assert max_matching(n, edges) == _largest_matching_by_brute_force(n, edges), (n, edges)

@@ -24,15 +24,25 @@ class Rng:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
         return z ^ (z >> 31)
 
+    # randrange and shuffle repeat next64's steps inline: the engine draws in Preparation and
+    # the solo / price-dice Market phases, where a method call per draw cost as much as the draw.
     def randrange(self, n: int) -> int:
         if n <= 0:
             raise ValueError("randrange of an empty range")
-        return self.next64() % n   # n is tiny (< 100): the modulo bias is below 1e-17
+        z = self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return (z ^ (z >> 31)) % n   # n is tiny (< 100): the modulo bias is below 1e-17
 
     def shuffle(self, items: list) -> None:
+        state = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.randrange(i + 1)
+            z = state = (state + 0x9E3779B97F4A7C15) & _MASK
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            j = (z ^ (z >> 31)) % (i + 1)
             items[i], items[j] = items[j], items[i]
+        self.state = state
 
     def choice(self, items):
         return items[self.randrange(len(items))]

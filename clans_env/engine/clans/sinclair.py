@@ -111,10 +111,17 @@ def _two_steps_over_land(topo, own: int, skip: int) -> int:
     return out & topo.land_mask
 
 
-def land_skip_targets(game, p: int) -> int:
-    """Empty land spaces two steps away over one skipped land space (R18.S2, R18.S4, R18.S6)."""
-    return (_two_steps_over_land(game.topo, game.players[p].spaces, skippable(game, p))
-            & ~game.occupied & ~normal_reach(game, p))
+def land_skip_targets(game, p: int, free: int = -1) -> int:
+    """Empty land spaces two steps away over one skipped land space (R18.S2, R18.S4, R18.S6); ``free``:
+    ``_outside_reach`` if known."""
+    if free == -1:
+        free = _outside_reach(game, p)
+    return _two_steps_over_land(game.topo, game.players[p].spaces, skippable(game, p)) & free
+
+
+def _outside_reach(game, p: int) -> int:
+    """Empty land spaces outside normal reach: where either Railroad Reach may go (R18.S6, R18.S8)."""
+    return game.topo.land_mask & ~game.occupied & ~normal_reach(game, p)
 
 
 @lru_cache(maxsize=4096)
@@ -145,14 +152,15 @@ def loch_layers(game, p: int) -> tuple[int, ...]:
     return _loch_layers(game.topo, game.players[p].spaces)
 
 
-def skip_groups(game, p: int, kind: int) -> list[tuple[int, int]]:
+def skip_groups(game, p: int, kind: int, free: int = -1) -> list[tuple[int, int]]:
     """(Railroad Reach money on top of the unit and land cost, bit set of empty target spaces) for a
     land skip (R18.S4, R18.S6: £2) or the loch skips (R18.S8: £2 per loch of the shortest chain), outside
-    normal reach; the sets are disjoint."""
+    normal reach; the sets are disjoint. ``free``: ``_outside_reach`` if known."""
+    if free == -1:
+        free = _outside_reach(game, p)
     if kind == LAND:
-        mask = land_skip_targets(game, p)
+        mask = land_skip_targets(game, p, free)
         return [(D.SINCLAIR_LAND_SKIP_COST, mask)] if mask else []
-    free = game.topo.land_mask & ~game.occupied & ~normal_reach(game, p)
     return [(D.SINCLAIR_LOCH_SKIP_COST * k, layer & free)
             for k, layer in enumerate(loch_layers(game, p), start=1) if layer & free]
 
@@ -194,10 +202,49 @@ def unit_targets(game, p: int, kind: int, unit: int, groups=None, free_land: boo
     return out
 
 
-def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: bool = False) -> list[int]:
+def rail_kinds(game, p: int, free_land: bool = False) -> list[int]:
+    """The Railroad Reach kinds (LAND, LOCHS) with a unit to expand now (``rail_units`` not empty): the main
+    decision's and a Free space's choices. The reach, and each unit's terrain and budget, are looked up once
+    for both kinds."""
+    free = _outside_reach(game, p)
+    if not free:
+        return []
+    pl = game.players[p]
+    left = pl.units_left
+    topo = game.topo
+    unit_mask = topo.unit_mask
+    clan = game.clans[p]
+    units = [(unit_mask[u], pl.money - clan.unit_cost(game, p, u)) for u in range(D.NUM_UNITS)
+             if left[u] > 0 and u != D.FISHERMAN]
+    if not units:
+        return []
+    terrains = 0
+    for terrain, _ in units:
+        terrains |= terrain
+    richest = max(budget for _, budget in units)
+    out = []
+    for kind in (LAND, LOCHS):
+        found = False
+        for extra, mask in skip_groups(game, p, kind, free):
+            # the spaces any unit could take (the richest budget): most groups end here
+            some = mask & terrains & _affordable(topo, richest - extra, free_land)
+            if some:
+                for terrain, budget in units:
+                    if some & terrain and some & terrain & _affordable(topo, budget - extra, free_land):
+                        found = True
+                        break
+            if found:
+                out.append(kind)
+                break
+    return out
+
+
+def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: bool = False,
+               free: int = -1) -> list[int]:
     """Units with at least one Railroad Reach target now (``unit_targets`` unrolled: hot path of the
-    main decision; ``first_only``: stop at the first, enough to offer the action)."""
-    groups = skip_groups(game, p, kind)
+    main decision; ``first_only``: stop at the first, enough to offer the action; ``free``: as
+    ``skip_groups``)."""
+    groups = skip_groups(game, p, kind, free)
     if not groups:
         return []
     pl = game.players[p]
@@ -268,8 +315,10 @@ class Sinclair(Clan):
 
     # ---- Railroad Reach in the main decision ----------------------------------------------------
     def main_actions(self, game, p: int) -> list[int]:
-        out = [CHOOSE + kind for kind in (LAND, LOCHS) if rail_units(game, p, kind, first_only=True)]
-        out += [CHOOSE + PORT_CLAIM + slot for slot in port_claims(game, p)]
+        out = [CHOOSE + kind for kind in rail_kinds(game, p)]
+        claims = port_claims(game, p)
+        if claims:
+            out += [CHOOSE + PORT_CLAIM + slot for slot in claims]
         return out
 
     def apply_main(self, game, p: int, action: int) -> bool:
@@ -288,7 +337,7 @@ class Sinclair(Clan):
 
     # ---- Railroad Reach in a Free space (an Expand action without the land cost) ------------------
     def free_space_actions(self, game, p: int) -> list[int]:
-        return [CHOOSE + kind for kind in (LAND, LOCHS) if rail_units(game, p, kind, first_only=True, free_land=True)]
+        return [CHOOSE + kind for kind in rail_kinds(game, p, free_land=True)]
 
     def apply_free_space(self, game, p: int, action: int) -> bool:
         if action not in (CHOOSE + LAND, CHOOSE + LOCHS):

@@ -168,13 +168,15 @@ def adjacent_spaces(g, p: int) -> int:
     return out & g.topo.land_mask
 
 
-def deploy_targets(g, p: int, unit: int, where: str, pay_unit: bool, pay_land: bool) -> int:
+def deploy_targets(g, p: int, unit: int, where: str, pay_unit: bool, pay_land: bool, area: int = -1) -> int:
+    """Where p may deploy ``unit`` for a deploy part (``DEPLOY_RULES``); ``area``: ``deploy_area``'s answer
+    if known."""
     pl = g.players[p]
     if pl.units_left[unit] <= 0:
         return 0
     topo = g.topo
-    area = adjacent_spaces(g, p) if where == "adjacent" else skip_spaces(g, p, where) if where.startswith("skip") \
-        else reach(g, p)
+    if area == -1:
+        area = deploy_area(g, p, where)
     mask = area & ~g.occupied & topo.unit_mask[unit]
     clan = g.clans[p]
     if clan.restricts_targets:
@@ -187,9 +189,24 @@ def deploy_targets(g, p: int, unit: int, where: str, pay_unit: bool, pay_land: b
     return mask
 
 
-def deploy_units(g, p: int, part: dict) -> list[int]:
+def deploy_area(g, p: int, where: str) -> int:
+    """The spaces a deploy part reaches (``DEPLOY_RULES``' where), before occupancy, terrain and money."""
+    return adjacent_spaces(g, p) if where == "adjacent" else skip_spaces(g, p, where) if where.startswith("skip") \
+        else reach(g, p)
+
+
+def can_deploy(g, p: int, part: dict) -> bool:
+    """Whether p has a unit type to deploy for a deploy part (the area is looked up once for all)."""
     where, pay_unit, pay_land, units = DEPLOY_RULES[part["kind"]]
-    return [u for u in units if deploy_targets(g, p, u, where, pay_unit, pay_land)]
+    left = g.players[p].units_left
+    area = -1
+    for u in units:
+        if left[u] > 0:
+            if area == -1:
+                area = deploy_area(g, p, where)
+            if deploy_targets(g, p, u, where, pay_unit, pay_land, area):
+                return True
+    return False
 
 
 _LAND_UNITS = tuple(u for u in range(D.NUM_UNITS) if u != D.FISHERMAN)
@@ -370,14 +387,14 @@ def _city_spaces(g, p: int) -> int:
     return shipping_reach(g, p) & g.topo.land_mask & ~g.occupied
 
 
-_DEPLOY = Part(lambda g, p, part: bool(deploy_units(g, p, part)),
+_DEPLOY = Part(can_deploy,
                lambda g, p, part: push_step(g, p, "deploy", part["kind"], -1))
 #: tile 15's "1 free space" is the aid's Free space, "an Expand action without paying the land cost (...
 #: all normal Expand rules apply)" (C-S5): a clan's own ways to expand are offered there too, as in the
 #: Direct export bonus's Free space (``free_space_actions``: Sinclair's Railroad Reach). Tile 1's
 #: "adjacent free spaces" are bound to adjacent spaces (Q31), so no reach of any kind applies there.
 FREE_SPACE_KINDS = frozenset({"free_space"})
-_FREE_SPACE = Part(lambda g, p, part: bool(deploy_units(g, p, part) or g.clans[p].free_space_actions(g, p)),
+_FREE_SPACE = Part(lambda g, p, part: can_deploy(g, p, part) or bool(g.clans[p].free_space_actions(g, p)),
                    _DEPLOY.take)
 
 #: part kind -> its Part (every kind of data/trains.toml; the tiles using each in the comments)

@@ -9,7 +9,6 @@ count units on spaces without their type (14, 15, 18) read ``unit_spaces``, the 
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 from .. import data as D
 from ..topology import bits
@@ -39,27 +38,42 @@ def unit_type(u: int) -> int:
 
 
 def max_matching(n: int, edges: list[tuple[int, int]]) -> int:
-    """Largest set of disjoint pairs among ``n`` items (a player has at most a few dozen units)."""
+    """Largest set of disjoint pairs among ``n`` items (a player has at most a few dozen units): a search
+    over the items left, which first matches any item with a single partner left to it (some largest
+    matching does) and branches only where every item left has two or more."""
     adj = [0] * n
     for a, b in edges:
         adj[a] |= 1 << b
         adj[b] |= 1 << a
+    memo = {0: 0}
 
-    @lru_cache(maxsize=None)
     def best(left: int) -> int:
-        if not left:
-            return 0
-        i = (left & -left).bit_length() - 1
-        rest = left & ~(1 << i)
-        top = best(rest)
-        partners = adj[i] & rest
-        while partners:
-            j = (partners & -partners).bit_length() - 1
-            partners &= partners - 1
-            top = max(top, 1 + best(rest & ~(1 << j)))
+        top = memo.get(left)
+        if top is not None:
+            return top
+        rest = left
+        while rest:                      # an item with at most one partner left decides itself
+            low = rest & -rest
+            i = low.bit_length() - 1
+            rest ^= low
+            partners = adj[i] & left
+            if partners & (partners - 1) == 0:
+                top = best(left & ~low & ~partners) + (1 if partners else 0)
+                break
+        else:
+            low = left & -left
+            i = low.bit_length() - 1
+            rest = left & ~low
+            top = best(rest)
+            partners = adj[i] & rest
+            while partners:
+                j = partners & -partners
+                partners ^= j
+                top = max(top, 1 + best(rest & ~j))
+        memo[left] = top
         return top
 
-    return best((1 << n) - 1)
+    return best(sum(1 << i for i in range(n) if adj[i]))
 
 
 def _close(g, a: int, b: int) -> bool:

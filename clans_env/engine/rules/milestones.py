@@ -212,10 +212,15 @@ def _units_bound(g, p: int) -> int:
 # station not (T7): the supply less what is on p's Player board (``units_placed``; the engine keeps the two
 # equal, invariants.py), which needs no look at the map.
 _NOT_WORKERS = tuple(u for u in range(D.NUM_UNITS) if u not in D.WORKERS)
-_UNIT_TYPES = frozenset(unit_type(u) for u in range(D.NUM_UNITS))
+#: the units of each unit type (Workers are one type, Q16)
+_TYPE_GROUPS = tuple(tuple(u for u in range(D.NUM_UNITS) if unit_type(u) == t)
+                     for t in sorted({unit_type(u) for u in range(D.NUM_UNITS)}))
 
 
 # Each tile's numbers are bound as default arguments: read once, where the main decision asks at every turn.
+# The unit tiles read ``units_total[u] - units_left[u]`` (``PlayerState.units_placed``) inline, with plain
+# loops: the main decision asks them at every turn, and a generator or a method call per unit type cost
+# more than the count itself.
 def _m1(g, p: int, amount: int = _p(1, "amount")) -> bool:
     return max(g.players[p].imports) >= amount
 
@@ -224,18 +229,25 @@ def _m2(g, p: int, amount: int = _p(2, "amount")) -> bool:
     return g.players[p].ports_used.bit_count() >= amount          # R13.25: shipyards are not Port tiles
 
 
-def _m3(g, p: int, amount: int = _p(3, "amount")) -> bool:
+def _m3(g, p: int, amount: int = _p(3, "amount"), factories: tuple = D.FACTORIES) -> bool:
     pl = g.players[p]
-    return sum(pl.units_placed(u) for u in D.FACTORIES) >= amount
+    total, left = pl.units_total, pl.units_left
+    n = 0
+    for u in factories:
+        n += total[u] - left[u]
+    return n >= amount
 
 
 def _m4(g, p: int, amount: int = _p(4, "amount")) -> bool:
     return basic_in_stock(g, p) >= amount          # Gordon's Silo Grain is in stock (R18.G6)
 
 
-def _m5(g, p: int) -> bool:
+def _m5(g, p: int, workers: tuple = D.WORKERS) -> bool:
     left = g.players[p].units_left
-    return not any(left[u] for u in D.WORKERS)
+    for u in workers:
+        if left[u]:
+            return False
+    return True
 
 
 def _m6(g, p: int, amount: int = _p(6, "amount")) -> bool:
@@ -248,12 +260,25 @@ def _m7(g, p: int, amount: int = _p(7, "amount")) -> bool:
 
 def _m8(g, p: int, amount: int = _p(8, "amount"), types: int = _p(8, "types")) -> bool:
     pl = g.players[p]
-    return sum(1 for u in _NOT_WORKERS if pl.units_placed(u) >= amount) >= types
+    total, left = pl.units_total, pl.units_left
+    n = 0
+    for u in _NOT_WORKERS:
+        if total[u] - left[u] >= amount:
+            n += 1
+    return n >= types
 
 
 def _m9(g, p: int) -> bool:
+    """Every unit type on the map: a unit of each group of ``_TYPE_GROUPS`` placed."""
     pl = g.players[p]
-    return {unit_type(u) for u in range(D.NUM_UNITS) if pl.units_placed(u)} >= _UNIT_TYPES
+    total, left = pl.units_total, pl.units_left
+    for group in _TYPE_GROUPS:
+        for u in group:
+            if total[u] > left[u]:
+                break
+        else:
+            return False
+    return True
 
 
 def _m10(g, p: int, amount: int = _p(10, "amount")) -> bool:
@@ -292,7 +317,7 @@ def _m13(g, p: int, amount: int = _p(13, "amount")) -> bool:
 
 
 def _m14(g, p: int, contracts: int = _p(14, "contracts")) -> bool:
-    return sum(_LONG[c] for c in g.players[p].done_contracts) >= contracts
+    return sum(map(_LONG.__getitem__, g.players[p].done_contracts)) >= contracts
 
 
 def _m15(g, p: int, amount: int = _p(15, "amount")) -> bool:
@@ -303,7 +328,7 @@ def _m15(g, p: int, amount: int = _p(15, "amount")) -> bool:
 
 
 def _m16(g, p: int, amount: int = _p(16, "amount")) -> bool:
-    return sum(_NO_DIRECT_BONUS[c] for c in g.players[p].done_contracts) >= amount
+    return sum(map(_NO_DIRECT_BONUS.__getitem__, g.players[p].done_contracts)) >= amount
 
 
 #: Milestone tile -> its condition (R13.24; all minimum conditions, R13.23)
@@ -353,11 +378,13 @@ def claim_cost(g) -> int:
 def claimable(g, p: int, first_only: bool = False) -> list[int]:
     """Spots p may claim now: a marker in stock, the condition met, not yet claimed by p (Q26)."""
     ts = g.modstate[TRAINS]
-    variant_b = g.config.milestones == "variant_b"
-    if (markers_available(g, p) if variant_b else ts.markers[p]) <= 0:
-        return []
+    milestones = g.config.milestones
+    variant_b = milestones == "variant_b"
     pl = g.players[p]
-    if g.config.milestones and pl.money < claim_cost(g):      # the variants' price (R16.3/R16.4)
+    if milestones:
+        if (markers_available(g, p) if variant_b else ts.markers[p]) <= 0 or pl.money < claim_cost(g):
+            return []                                   # no marker, or not the variants' price (R16.3/R16.4)
+    elif ts.markers[p] <= 0:
         return []
     out = []
     n = g.num_players

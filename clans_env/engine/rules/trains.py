@@ -417,6 +417,9 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     other = minis[p] if minis else -1
     free_ends = opened & ~(1 << other if other >= 0 else 0)      # not on p's other piece (R15.6)
     money = g.players[p].money
+    # p can pay the fee of every other piece on the map (R13.5), the usual case: no piece need be looked at
+    if free_ends and money >= TM.PASS_FEE * (len(ts.at) - 1 + (len(minis) - 1 if minis else 0)):
+        return True
     occupied, count = _others_pieces(ts, p)
     if free_ends:
         if money >= TM.PASS_FEE * sum(count[x] for x in bits(occupied & reach)):

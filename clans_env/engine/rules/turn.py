@@ -29,11 +29,8 @@ def legal_main(g, frame) -> list:
     for module_options in g.hooks.main_options:   # the Train action (R13.1), Claim a Milestone (R13.19)
         module_options(g, frame, out)
     clan = g.clans[p]
-    if clan.adds_main_actions:
-        extra = clan.main_actions(g, p)
-        if extra:
-            out.extend(extra)
-            out = sorted(set(out))
+    if clan.adds_main_actions:      # never one of the options above (CHOOSE + k below the modules', SPACE + s);
+        out.extend(clan.main_actions(g, p))   # Game sorts the list
     return out
 
 
