@@ -31,8 +31,7 @@ from setuptools.command.build_ext import build_ext
 #     package would miss its Python submodules;
 #   config: GameConfig is a dataclass that takes lists, strings or ints where its annotations say tuples
 #     or bools and checks or converts them itself; compiled, the class raises TypeError before that;
-#   invariants: an AssertionError subclass; industria_scoring: a memoised recursive closure and a
-#     ``-> bool`` that returns ints; fraser: values of another type than its annotations or inferred types
+#   invariants: an AssertionError subclass; fraser: values of another type than its annotations or inferred types
 #     say (a compiled function checks them and raises TypeError); deliveries: its decision steps are
 #     classes registered with a decorator (``@step``) that derive from a base class which compiled would
 #     be native (as clans/base above).
@@ -47,7 +46,7 @@ COMPILED_ENGINE = (
     "rules/awards rules/common rules/contracts rules/expand rules/farmers_markets "
     "rules/fulfil rules/industria_ports rules/market rules/ports rules/production rules/refill_board "
     "rules/registry rules/scoring rules/setup rules/solo rules/stacking rules/turn rules/upgrades "
-    "rules/variable_prices rules/trains "
+    "rules/variable_prices rules/trains rules/train_core rules/industria_scoring rules/alt_scoring "
     "clans/buchanan clans/campbell clans/cunningham clans/douglas clans/fergusson "
     "clans/gordon clans/macdonald clans/macewen clans/macfarlane clans/macgregor clans/mackenzie "
     "clans/mackintosh clans/macpherson clans/robertson clans/sinclair clans/stewart"

@@ -90,3 +90,23 @@ def test_compiled_records_stay_python_classes():
     if not out["compiled"]:
         pytest.skip("the compiled engine is not built here (setup.py: CLANS_MYPYC=1 pip install -e .)")
     assert out["records"] >= 8 and out["bad"] == {}
+
+
+def _setup_constant(name: str):
+    tree = ast.parse(open(os.path.join(ROOT, "setup.py")).read())
+    return next(node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                and getattr(node.targets[0], "id", None) == name)
+
+
+def test_compiled_modules_pass_the_builds_type_check(tmp_path):
+    """setup.py builds the compiled engine only when mypy accepts every listed module with its settings
+    (MYPY_CONFIG), and otherwise falls back to pure Python with one line on stderr: a change that breaks
+    the check (say, a dict of functions of different signatures called through) would quietly lose the
+    compiled engine. Where mypy is installed, the check runs here."""
+    api = pytest.importorskip("mypy.api")
+    config = tmp_path / "mypy.ini"
+    config.write_text(ast.literal_eval(_setup_constant("MYPY_CONFIG")))
+    names = ast.literal_eval(_setup_constant("COMPILED_ENGINE").func.value).split()
+    paths = [os.path.join("clans_env", "engine", m + ".py") for m in names]
+    out, err, status = api.run(["--config-file", str(config), "--cache-dir", str(tmp_path / "cache")] + paths)
+    assert status == 0, out + err

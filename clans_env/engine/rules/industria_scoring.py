@@ -78,7 +78,7 @@ def max_matching(n: int, edges: list[tuple[int, int]]) -> int:
 
 def _close(g, a: int, b: int) -> bool:
     """Neighbouring spaces, or the same space (R4.4)."""
-    return a == b or g.topo.neighbours[a] >> b & 1
+    return a == b or g.topo.neighbours[a] >> b & 1 == 1
 
 
 def tile10_pairs(g, p: int) -> int:
