@@ -29,9 +29,11 @@ from versions import PURE, checkouts, measure_in  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def measure(games: int, players: int, seed: int, industria: bool = False) -> dict:
+def measure(games: int, players: int, seed: int, industria: bool = False, options: dict | None = None) -> dict:
+    """Random games of ``GameConfig(num_players=players, seed=seed + i, **options)`` (``industria``: also
+    ``industria=True``): per-decision, clone and replay times."""
     from clans_env import Game, GameConfig
-    options = {"industria": True} if industria else {}
+    options = dict(options or {}, **({"industria": True} if industria else {}))
 
     rng = random.Random(seed)
     decisions = 0

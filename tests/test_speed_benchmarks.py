@@ -45,3 +45,25 @@ def test_mcts_speed_industria_row_searches_industria_positions(monkeypatch):
     assert row["positions"] == 2 and row["sims"] == 4
     assert row["ours_random_sims_per_s"] > 0 and row["ours_shipped_sims_per_s"] > 0
     assert seen and all(seen)
+
+
+def test_module_costs_switches_off_one_industria_module_at_a_time():
+    """module_costs.py: each Industria configuration but the full one lacks exactly one module, and a
+    module's share is (full Industria - Industria without it) / base."""
+    module_costs = _load("module_costs")
+    from clans_env import GameConfig
+    from clans_env.engine.config import INDUSTRIA_MODULES
+
+    configs = module_costs.configurations()
+    full = set(GameConfig(num_players=2, industria=True).industria_modules)
+    assert GameConfig(num_players=2, **configs["base game"]).industria_modules == ()
+    assert set(GameConfig(num_players=2, **configs["industria"]).industria_modules) == full
+    for name in INDUSTRIA_MODULES:
+        options = configs[f"industria, {name}=False"]
+        assert set(GameConfig(num_players=2, **options).industria_modules) == full - {name}
+    medians = {name: 15.0 for name in configs}
+    medians.update({"base game": 10.0, "industria, trains=False": 12.0})
+    text = module_costs.report(2, medians)
+    assert "x1.50 a base decision" in text
+    trains = next(line for line in text.splitlines() if "trains=False" in line)
+    assert trains.split()[-1] == "+0.30"
