@@ -67,3 +67,27 @@ def test_module_costs_switches_off_one_industria_module_at_a_time():
     assert "x1.50 a base decision" in text
     trains = next(line for line in text.splitlines() if "trains=False" in line)
     assert trains.split()[-1] == "+0.30"
+
+
+def test_cache_profile_counts_per_decision_of_the_games_alone(monkeypatch):
+    """cache_profile.py: a figure per decision is (run with the games - run without) / their decisions, so
+    imports, warm-up games and first-use tables drop out; the report gives Industria / base ratios."""
+    cache_profile = _load("cache_profile")
+    runs = {0: {"instructions": 1000, "I1 misses": 10, "D1 misses": 20, "LL misses": 5, "decisions": 0},
+            4: {"instructions": 1800, "I1 misses": 30, "D1 misses": 60, "LL misses": 9, "decisions": 4}}
+    monkeypatch.setattr(cache_profile, "cachegrind", lambda options, players, games, *rest: runs[games])
+    row = cache_profile.per_decision({}, 2, 4)
+    assert row == {"instructions": 200, "I1 misses": 5, "D1 misses": 10, "LL misses": 1, "decisions": 4}
+    doubled = {k: v * 2 for k, v in row.items()}
+    text = cache_profile.report(2, row, doubled)
+    assert text.splitlines()[1].split()[-1] == "2.00"
+
+
+def test_cache_profile_script_reads_a_game_count_under_valgrind():
+    """One real cachegrind run, where valgrind is installed: the script's program plays the games asked."""
+    import shutil
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed")
+    cache_profile = _load("cache_profile")
+    counts = cache_profile.cachegrind({}, 2, 1, 0, 900, 1 << 20)
+    assert counts["decisions"] > 50 and counts["instructions"] > counts["I1 misses"] > 0
