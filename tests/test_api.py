@@ -376,3 +376,24 @@ def test_a_pickled_position_plays_on_identically(options):
         g.apply(a)
         h.apply(a)
     assert h.final_scores() == g.final_scores()
+
+
+@pytest.mark.parametrize("clans", [("sinclair", "macdonald"), ("gordon", "mackenzie"), ("macleod", "macgregor")])
+def test_main_decisions_with_clan_actions_are_distinct_and_sorted(clans):
+    """API: a clan's own main actions (Railroad Reach, rowing, Silos, the cellar, Shipyards, Grazing) join the
+    main decision's legal list without repeating an option, and the list stays sorted (rules/turn.py appends
+    them; Game sorts)."""
+    rng = random.Random(7)
+    seen = 0
+    for seed in range(4):
+        g = Game(GameConfig(num_players=2, seed=seed, industria=True, clans=clans))
+        while not g.is_terminal():
+            legal = g.legal_actions()
+            assert legal == sorted(set(legal)), g.decision_kind
+            if g.decision_kind == "main":
+                p = g.current_player
+                extra = g.clans[p].main_actions(g, p)
+                seen += bool(extra)
+                assert set(extra) <= set(legal)
+            g.apply(legal[int(rng.random() * len(legal))])
+    assert seen >= 3                     # the clans' actions were on offer (MacLeod's Shipyards rarely)

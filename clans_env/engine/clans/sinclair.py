@@ -203,40 +203,10 @@ def unit_targets(game, p: int, kind: int, unit: int, groups=None, free_land: boo
 
 
 def rail_kinds(game, p: int, free_land: bool = False) -> list[int]:
-    """The Railroad Reach kinds (LAND, LOCHS) with a unit to expand now (``rail_units`` not empty): the main
-    decision's and a Free space's choices. The reach, and each unit's terrain and budget, are looked up once
-    for both kinds."""
+    """The Railroad Reach kinds (LAND, LOCHS) with a unit to expand now: the main decision's and a Free
+    space's choices (the spaces outside normal reach looked up once for both)."""
     free = _outside_reach(game, p)
-    if not free:
-        return []
-    pl = game.players[p]
-    left = pl.units_left
-    topo = game.topo
-    unit_mask = topo.unit_mask
-    clan = game.clans[p]
-    units = [(unit_mask[u], pl.money - clan.unit_cost(game, p, u)) for u in range(D.NUM_UNITS)
-             if left[u] > 0 and u != D.FISHERMAN]
-    if not units:
-        return []
-    terrains = 0
-    for terrain, _ in units:
-        terrains |= terrain
-    richest = max(budget for _, budget in units)
-    out = []
-    for kind in (LAND, LOCHS):
-        found = False
-        for extra, mask in skip_groups(game, p, kind, free):
-            # the spaces any unit could take (the richest budget): most groups end here
-            some = mask & terrains & _affordable(topo, richest - extra, free_land)
-            if some:
-                for terrain, budget in units:
-                    if some & terrain and some & terrain & _affordable(topo, budget - extra, free_land):
-                        found = True
-                        break
-            if found:
-                out.append(kind)
-                break
-    return out
+    return [kind for kind in (LAND, LOCHS) if free and rail_units(game, p, kind, True, free_land, free)]
 
 
 def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: bool = False,

@@ -9,7 +9,6 @@ count units on spaces without their type (14, 15, 18) read ``unit_spaces``, the 
 """
 from __future__ import annotations
 
-
 from .. import data as D
 from ..topology import bits
 from .common import second_units, unit_spaces
