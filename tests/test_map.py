@@ -541,3 +541,32 @@ def test_position_picture_reuses_the_empty_map_and_matches_a_full_drawing(tmp_pa
     assert _map_background.cache_info().hits == 1
     assert np.array_equal(mpimg.imread(full), mpimg.imread(fast))
     assert np.array_equal(mpimg.imread(fast), mpimg.imread(tmp_path / "again.png"))
+
+
+def test_components_are_the_connected_parts():
+    """topology.components (Settlements: units joined by 'neighbouring') against a plain search over the
+    neighbour lists, on random space sets of a real map: the parts cover the set, are disjoint, each is
+    connected, no two are joined, and they come lowest space first."""
+    import random as _random
+    from clans_env import Game, GameConfig
+    from clans_env.engine.topology import components
+    g = Game(GameConfig(num_players=3, seed=4))
+    nb = g.topo.neighbours
+    rng = _random.Random(5)
+    for _ in range(300):
+        spaces = rng.sample(range(g.board.num_spaces), rng.randint(0, 30))
+        mask = sum(1 << s for s in spaces)
+        expected, seen = [], set()
+        for s in sorted(spaces):
+            if s in seen:
+                continue
+            part, todo = {s}, [s]
+            while todo:
+                a = todo.pop()
+                for b in spaces:
+                    if b not in part and nb[a] >> b & 1:
+                        part.add(b)
+                        todo.append(b)
+            seen |= part
+            expected.append(sum(1 << x for x in part))
+        assert components(mask, nb) == expected
