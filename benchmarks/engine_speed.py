@@ -39,6 +39,7 @@ def measure(games: int, players: int, seed: int, industria: bool = False, option
     decisions = 0
     t_decide = 0.0
     clone_states = []
+    fallback = None
     t0 = time.perf_counter()
     for i in range(games):
         g = Game(GameConfig(num_players=players, seed=seed + i, **options))
@@ -51,7 +52,11 @@ def measure(games: int, players: int, seed: int, industria: bool = False, option
             decisions += 1
             if g.round == 3 and len(clone_states) < 50 * (i + 1) and rng.random() < 0.05:
                 clone_states.append(g.clone())      # a snapshot: the live game ends up finished
+            elif fallback is None and g.round == 3:
+                fallback = g.clone()                # for a run too short to draw one (no extra draw)
     wall = time.perf_counter() - t0
+    if not clone_states:
+        clone_states.append(fallback)
     # search replays: the same games' actions applied again to fresh copies of their starts, as a
     # search replays a known path (``apply_unchecked`` where the checkout has it, else ``apply``)
     records = []

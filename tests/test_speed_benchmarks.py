@@ -91,3 +91,12 @@ def test_cache_profile_script_reads_a_game_count_under_valgrind():
     cache_profile = _load("cache_profile")
     counts = cache_profile.cachegrind({}, 2, 1, 0, 900, 1 << 20)
     assert counts["decisions"] > 50 and counts["instructions"] > counts["I1 misses"] > 0
+
+
+def test_engine_speed_times_clone_even_in_a_one_game_run():
+    """A run too short to draw a mid-game snapshot (one game) still times clone, on a round-3 state (it
+    failed on an empty list before)."""
+    engine_speed = _load("engine_speed")
+    for industria in (False, True):
+        one = engine_speed.measure(1, 2, 100, industria=industria)
+        assert one["clone_states"] >= 1 and one["clone_us"] > 0
