@@ -18,63 +18,52 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
+import random
 import shutil
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
+from versions import CACHEGRIND_COUNTS, ROOT, cachegrind_in  # noqa: E402
 
-_PLAY = """
-import random, sys
-sys.path.insert(0, {root!r})
-from clans_env import Game, GameConfig
-def play(seeds, rng):
-    n = 0
-    for s in seeds:
-        g = Game(GameConfig(num_players={players}, seed=s, **{options!r}))
-        while not g.is_terminal():
-            legal = g.legal_actions()
-            g.apply(legal[int(rng.random() * len(legal))])
-            n += 1
-    return n
-play(range(5000, 5000 + {warm}), random.Random(1))
-print("decisions", play(range({seed}, {seed} + {games}), random.Random({seed})))
-"""
-
-#: cachegrind summary line -> our name
-_COUNTS = {"I   refs": "instructions", "I1  misses": "I1 misses", "D1  misses": "D1 misses", "LL misses": "LL misses"}
+#: seeds of the warm-up games (apart from the measured ones, so that no memo is warmed for them)
+WARM_SEEDS = 5000
 
 
-def cachegrind(options: dict, players: int, games: int, warm: int, seed: int, ll: int) -> dict:
-    """Cachegrind's whole-process counts (and the decisions played) for one run."""
-    code = _PLAY.format(root=ROOT, players=players, options=options, warm=warm, seed=seed, games=games)
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--LL={ll},16,64",
-                          "--cachegrind-out-file=/dev/null", sys.executable, "-c", code],
-                         env=env, cwd=ROOT, capture_output=True, text=True, check=True)
-    counts = {}
-    for label, name in _COUNTS.items():
-        m = re.search(re.escape(label) + r":\s+([\d,]+)", out.stderr)
-        if m is None:  # pragma: no cover - valgrind output format
-            raise RuntimeError(f"no {label!r} in valgrind's output:\n{out.stderr[-2000:]}")
-        counts[name] = int(m.group(1).replace(",", ""))
-    counts["decisions"] = int(re.search(r"^decisions (\d+)$", out.stdout, re.M).group(1))
-    return counts
+def play(players: int, games: int, warm: int, seed: int, options: dict) -> int:
+    """``warm`` random games, then ``games`` more from ``seed``; returns the decisions of the latter. The
+    choices come from ``random.Random``, not from NumPy as in ``env_speed.workload``: a NumPy generator call
+    per decision brings its own code and data into the caches and would swamp the engine's misses."""
+    from clans_env import Game, GameConfig
+
+    def games_from(first: int, n: int, rng: random.Random) -> int:
+        decisions = 0
+        for s in range(first, first + n):
+            g = Game(GameConfig(num_players=players, seed=s, **options))
+            while not g.is_terminal():
+                legal = g.legal_actions()
+                g.apply(legal[int(rng.random() * len(legal))])
+                decisions += 1
+        return decisions
+
+    games_from(WARM_SEEDS, warm, random.Random(1))
+    return games_from(seed, games, random.Random(seed))
 
 
 def per_decision(options: dict, players: int, games: int, warm: int = 10, seed: int = 900,
                  ll: int = 1 << 20) -> dict:
-    """Counts per decision of ``games`` random games (the run with them less the run without)."""
-    without = cachegrind(options, players, 0, warm, seed, ll)
-    with_games = cachegrind(options, players, games, warm, seed, ll)
-    n = with_games["decisions"]
-    return {name: (with_games[name] - without[name]) / n for name in _COUNTS.values()} | {"decisions": n}
+    """Counts per decision of ``games`` random games: the run with them less the run without, over their
+    decisions."""
+    def run(n: int) -> tuple[dict, int]:
+        return cachegrind_in(ROOT, "cache_profile", f"play({players}, {n}, {warm}, {seed}, {options!r})",
+                             caches=True, ll=ll)
+
+    (without, _), (with_games, n) = run(0), run(games)
+    return {name: (with_games[name] - without[name]) / n for name in CACHEGRIND_COUNTS.values()} | {"decisions": n}
 
 
 def report(players: int, base: dict, industria: dict) -> str:
     lines = [f"{players} players, per decision: {'base':>12}{'Industria':>12}{'ratio':>8}"]
-    for name in _COUNTS.values():
+    for name in CACHEGRIND_COUNTS.values():
         lines.append(f"  {name:<26}{base[name]:>12,.0f}{industria[name]:>12,.0f}{industria[name] / base[name]:>8.2f}")
     lines.append(f"  {'decisions counted':<26}{base['decisions']:>12}{industria['decisions']:>12}")
     return "\n".join(lines)

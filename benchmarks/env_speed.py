@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -57,7 +56,7 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))     # this folder's shared helpers
-from versions import checkouts, measure_in  # noqa: E402
+from versions import cachegrind_in, checkouts, measure_in  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -283,16 +282,8 @@ def workload(mode: str, num_players: int, games: int) -> int:
 def count_instructions(path: str, mode: str, num_players: int, games: int) -> tuple[int, int]:
     """(instructions, steps) of ``workload`` run under valgrind's cachegrind in a fresh process that
     imports ``clans_env`` from ``path`` (hash seed fixed, so the count repeats)."""
-    code = (f"import sys; sys.path.insert(0, {path!r}); sys.path.insert(0, {os.path.join(ROOT, 'benchmarks')!r});"
-            f"import env_speed as m; print('steps', m.workload({mode!r}, {num_players}, {games}))")
-    env = dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                          sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
-    refs = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
-    steps = re.search(r"^steps (\d+)$", out.stdout, re.M)
-    if refs is None or steps is None:  # pragma: no cover - valgrind output format
-        raise RuntimeError(f"could not read valgrind's instruction count:\n{out.stderr[-2000:]}")
-    return int(refs.group(1).replace(",", "")), int(steps.group(1))
+    counts, steps = cachegrind_in(path, "env_speed", f"workload({mode!r}, {num_players}, {games})")
+    return counts["instructions"], steps
 
 
 def instructions_per_step(path: str, num_players: int, games: int, progress=None) -> dict:

@@ -9,6 +9,7 @@ import contextlib
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,12 +50,41 @@ def checkouts(baseline: str | None, prefix: str = "clans-baseline-", pure_baseli
 PURE = {"CLANS_PURE_PYTHON": "1"}
 
 
+def _call(path: str, module: str, call: str) -> str:
+    """The program that prints ``module.<call>`` as JSON, importing ``clans_env`` from ``path``."""
+    return (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {BENCHMARKS!r});"
+            f"import {module} as m; print(json.dumps(m.{call}))")
+
+
 def measure_in(path: str, module: str, call: str, env: dict | None = None):
     """``module.<call>`` (a benchmark module of this folder) evaluated in a fresh process that imports
     ``clans_env`` from the checkout at ``path`` (with ``env`` added to the environment); its result
     must be JSON."""
     env = dict(os.environ, PYTHONPATH=path, **(env or {}))
-    code = (f"import sys, json; sys.path.insert(0, {path!r}); sys.path.insert(0, {BENCHMARKS!r});"
-            f"import {module} as m; print(json.dumps(m.{call}))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", _call(path, module, call)], env=env, cwd=path, capture_output=True,
+                         text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+#: cachegrind's summary lines -> the names ``cachegrind_in`` gives their counts
+CACHEGRIND_COUNTS = {"I   refs": "instructions", "I1  misses": "I1 misses", "D1  misses": "D1 misses",
+                     "LL misses": "LL misses"}
+
+
+def cachegrind_in(path: str, module: str, call: str, caches: bool = False, ll: int = 1 << 20) -> tuple[dict, object]:
+    """``measure_in``'s call run under valgrind's cachegrind, the hash seed fixed so that the counts repeat:
+    (counts by ``CACHEGRIND_COUNTS`` name, the call's result). Without ``caches`` only instructions are
+    counted; with it the caches are simulated (L1 the host's, the last level ``ll`` bytes) for the misses."""
+    env = dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
+    simulate = ["--cache-sim=yes", f"--LL={ll},16,64"] if caches else ["--cache-sim=no"]
+    out = subprocess.run(["valgrind", "--tool=cachegrind", *simulate, "--cachegrind-out-file=/dev/null",
+                          sys.executable, "-c", _call(path, module, call)],
+                         env=env, cwd=path, capture_output=True, text=True, check=True)
+    counts = {}
+    for label, name in CACHEGRIND_COUNTS.items():
+        m = re.search(re.escape(label) + r":\s+([\d,]+)", out.stderr)
+        if m:
+            counts[name] = int(m.group(1).replace(",", ""))
+    if "instructions" not in counts:  # pragma: no cover - valgrind output format
+        raise RuntimeError(f"could not read valgrind's counts:\n{out.stderr[-2000:]}")
+    return counts, json.loads(out.stdout.strip().splitlines()[-1])

@@ -73,9 +73,11 @@ def test_cache_profile_counts_per_decision_of_the_games_alone(monkeypatch):
     """cache_profile.py: a figure per decision is (run with the games - run without) / their decisions, so
     imports, warm-up games and first-use tables drop out; the report gives Industria / base ratios."""
     cache_profile = _load("cache_profile")
-    runs = {0: {"instructions": 1000, "I1 misses": 10, "D1 misses": 20, "LL misses": 5, "decisions": 0},
-            4: {"instructions": 1800, "I1 misses": 30, "D1 misses": 60, "LL misses": 9, "decisions": 4}}
-    monkeypatch.setattr(cache_profile, "cachegrind", lambda options, players, games, *rest: runs[games])
+    runs = {0: ({"instructions": 1000, "I1 misses": 10, "D1 misses": 20, "LL misses": 5}, 0),
+            4: ({"instructions": 1800, "I1 misses": 30, "D1 misses": 60, "LL misses": 9}, 4)}
+    # the call is play(players, games, warm, seed, options): the games decide which run it is
+    monkeypatch.setattr(cache_profile, "cachegrind_in",
+                        lambda path, module, call, **kw: runs[int(call.split(", ")[1])])
     row = cache_profile.per_decision({}, 2, 4)
     assert row == {"instructions": 200, "I1 misses": 5, "D1 misses": 10, "LL misses": 1, "decisions": 4}
     doubled = {k: v * 2 for k, v in row.items()}
@@ -89,8 +91,9 @@ def test_cache_profile_script_reads_a_game_count_under_valgrind():
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed")
     cache_profile = _load("cache_profile")
-    counts = cache_profile.cachegrind({}, 2, 1, 0, 900, 1 << 20)
-    assert counts["decisions"] > 50 and counts["instructions"] > counts["I1 misses"] > 0
+    counts, decisions = cache_profile.cachegrind_in(cache_profile.ROOT, "cache_profile", "play(2, 1, 0, 900, {})",
+                                                    caches=True)
+    assert decisions > 50 and counts["instructions"] > counts["I1 misses"] > 0
 
 
 def test_engine_speed_times_clone_even_in_a_one_game_run():

@@ -206,7 +206,8 @@ def rail_kinds(game, p: int, free_land: bool = False) -> list[int]:
     """The Railroad Reach kinds (LAND, LOCHS) with a unit to expand now: the main decision's and a Free
     space's choices (the spaces outside normal reach looked up once for both)."""
     free = _outside_reach(game, p)
-    return [kind for kind in (LAND, LOCHS) if free and rail_units(game, p, kind, True, free_land, free)]
+    return [kind for kind in (LAND, LOCHS)
+            if free and rail_units(game, p, kind, first_only=True, free_land=free_land, free=free)]
 
 
 def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: bool = False,
@@ -286,9 +287,7 @@ class Sinclair(Clan):
     # ---- Railroad Reach in the main decision ----------------------------------------------------
     def main_actions(self, game, p: int) -> list[int]:
         out = [CHOOSE + kind for kind in rail_kinds(game, p)]
-        claims = port_claims(game, p)
-        if claims:
-            out += [CHOOSE + PORT_CLAIM + slot for slot in claims]
+        out += [CHOOSE + PORT_CLAIM + slot for slot in port_claims(game, p)]
         return out
 
     def apply_main(self, game, p: int, action: int) -> bool:

@@ -333,8 +333,9 @@ def _m16(g, p: int, amount: int = _p(16, "amount")) -> bool:
 
 
 #: Milestone tile -> its condition (R13.24; all minimum conditions, R13.23)
-CONDITIONS: dict[int, Callable[..., bool]] = {1: _m1, 2: _m2, 3: _m3, 4: _m4, 5: _m5, 6: _m6, 7: _m7, 8: _m8, 9: _m9, 10: _m10, 11: _m11,
-              12: _m12, 13: _m13, 14: _m14, 15: _m15, 16: _m16}
+CONDITIONS: dict[int, Callable[..., bool]] = {
+    1: _m1, 2: _m2, 3: _m3, 4: _m4, 5: _m5, 6: _m6, 7: _m7, 8: _m8, 9: _m9, 10: _m10, 11: _m11, 12: _m12, 13: _m13,
+    14: _m14, 15: _m15, 16: _m16}
 assert set(CONDITIONS) == set(TM.MILESTONES)
 
 
