@@ -9,8 +9,8 @@ Wall-clock timings on a shared machine drift by several percent, while these cou
 (hash seed fixed), so they also compare two versions of a hot path without noise.
 
 Each configuration runs twice under cachegrind in fresh processes: ``--warm`` games first (lazy imports,
-tables built on first use), then either nothing or ``--games`` random games; the difference, over the
-decisions of those games, is the per-decision figure. ``--ll`` sets the simulated last-level cache (bytes;
+tables built on first use), then ``--games`` random games set up, and played in one of the two runs only; the
+difference, over the decisions of those games, is the per-decision figure (their setup is in both). ``--ll`` sets the simulated last-level cache (bytes;
 default 1 MiB, about one core's share of a shared machine's cache); L1 caches are the host's.
 Needs ``valgrind`` on the PATH (Debian: ``apt-get install valgrind``); about a minute per configuration.
 """
@@ -29,35 +29,42 @@ from versions import CACHEGRIND_COUNTS, ROOT, cachegrind_in  # noqa: E402
 WARM_SEEDS = 5000
 
 
-def play(players: int, games: int, warm: int, seed: int, options: dict) -> int:
-    """``warm`` random games, then ``games`` more from ``seed``; returns the decisions of the latter. The
-    choices come from ``random.Random``, not from NumPy as in ``env_speed.workload``: a NumPy generator call
-    per decision brings its own code and data into the caches and would swamp the engine's misses."""
+def play(players: int, games: int, warm: int, seed: int, options: dict, played: bool = True) -> int:
+    """``warm`` random games, then ``games`` more from ``seed``, set up before any is played and played only
+    if ``played``; returns the decisions played. Both runs of ``per_decision`` set the same games up, so the
+    difference holds their decisions alone: a base game's setup builds a board for its random tile layout
+    (about a millisecond, ten decisions' worth) where Industria's fixed map is built once, and counting it
+    made the two look alike. The choices come from ``random.Random``, not from NumPy as in
+    ``env_speed.workload``: a NumPy generator call per decision brings its own code and data into the caches
+    and would swamp the engine's misses."""
     from clans_env import Game, GameConfig
 
-    def games_from(first: int, n: int, rng: random.Random) -> int:
+    def play_out(started: list, rng: random.Random) -> int:
         decisions = 0
-        for s in range(first, first + n):
-            g = Game(GameConfig(num_players=players, seed=s, **options))
+        for g in started:
             while not g.is_terminal():
                 legal = g.legal_actions()
                 g.apply(legal[int(rng.random() * len(legal))])
                 decisions += 1
         return decisions
 
-    games_from(WARM_SEEDS, warm, random.Random(1))
-    return games_from(seed, games, random.Random(seed))
+    def set_up(first: int, n: int) -> list:
+        return [Game(GameConfig(num_players=players, seed=s, **options)) for s in range(first, first + n)]
+
+    play_out(set_up(WARM_SEEDS, warm), random.Random(1))
+    measured = set_up(seed, games)
+    return play_out(measured, random.Random(seed)) if played else 0
 
 
 def per_decision(options: dict, players: int, games: int, warm: int = 10, seed: int = 900,
                  ll: int = 1 << 20) -> dict:
-    """Counts per decision of ``games`` random games: the run with them less the run without, over their
-    decisions."""
-    def run(n: int) -> tuple[dict, int]:
-        return cachegrind_in(ROOT, "cache_profile", f"play({players}, {n}, {warm}, {seed}, {options!r})",
+    """Counts per decision of ``games`` random games: the run that sets them up and plays them less the run
+    that only sets them up, over their decisions."""
+    def run(played: bool) -> tuple[dict, int]:
+        return cachegrind_in(ROOT, "cache_profile", f"play({players}, {games}, {warm}, {seed}, {options!r}, {played})",
                              caches=True, ll=ll)
 
-    (without, _), (with_games, n) = run(0), run(games)
+    (without, _), (with_games, n) = run(False), run(True)
     return {name: (with_games[name] - without[name]) / n for name in CACHEGRIND_COUNTS.values()} | {"decisions": n}
 
 

@@ -70,19 +70,41 @@ def test_module_costs_switches_off_one_industria_module_at_a_time():
 
 
 def test_cache_profile_counts_per_decision_of_the_games_alone(monkeypatch):
-    """cache_profile.py: a figure per decision is (run with the games - run without) / their decisions, so
-    imports, warm-up games and first-use tables drop out; the report gives Industria / base ratios."""
+    """cache_profile.py: a figure per decision is (run that plays the games - run that only sets them up) /
+    their decisions, so imports, warm-up games, first-use tables and setup drop out; the report gives
+    Industria / base ratios."""
     cache_profile = _load("cache_profile")
-    runs = {0: ({"instructions": 1000, "I1 misses": 10, "D1 misses": 20, "LL misses": 5}, 0),
-            4: ({"instructions": 1800, "I1 misses": 30, "D1 misses": 60, "LL misses": 9}, 4)}
-    # the call is play(players, games, warm, seed, options): the games decide which run it is
+    runs = {"False": ({"instructions": 1000, "I1 misses": 10, "D1 misses": 20, "LL misses": 5}, 0),
+            "True": ({"instructions": 1800, "I1 misses": 30, "D1 misses": 60, "LL misses": 9}, 4)}
+    # the call is play(players, games, warm, seed, options, played): the last argument says which run it is
     monkeypatch.setattr(cache_profile, "cachegrind_in",
-                        lambda path, module, call, **kw: runs[int(call.split(", ")[1])])
+                        lambda path, module, call, **kw: runs[call.rstrip(")").split(", ")[-1]])
     row = cache_profile.per_decision({}, 2, 4)
     assert row == {"instructions": 200, "I1 misses": 5, "D1 misses": 10, "LL misses": 1, "decisions": 4}
     doubled = {k: v * 2 for k, v in row.items()}
     text = cache_profile.report(2, row, doubled)
     assert text.splitlines()[1].split()[-1] == "2.00"
+
+
+def test_cache_profile_sets_up_the_same_games_in_both_runs(monkeypatch):
+    """Setup stays out of the per-decision figure: the run that does not play still sets up every game (a
+    base game builds a board for its random layout, about ten decisions' worth; counting it once made base
+    and Industria decisions look alike)."""
+    import clans_env
+    cache_profile = _load("cache_profile")
+    made = []
+    real = clans_env.Game
+
+    def counted(config):
+        made.append((config.seed, config.industria))
+        return real(config)
+
+    monkeypatch.setattr(clans_env, "Game", counted)
+    assert cache_profile.play(2, 2, 1, 900, {}, played=False) == 0
+    without = list(made)
+    made.clear()
+    assert cache_profile.play(2, 2, 1, 900, {}, played=True) > 50
+    assert made == without == [(cache_profile.WARM_SEEDS, False), (900, False), (901, False)]
 
 
 def test_cache_profile_script_reads_a_game_count_under_valgrind():
