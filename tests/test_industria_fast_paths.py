@@ -254,3 +254,51 @@ def test_skip_two_spaces_area_is_hex_distance_three():
             g.players[0].spaces = 1 << s
             want = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) == 3)
             assert DL.skip_spaces(g, 0, "skip2") == want
+
+
+@pytest.mark.parametrize("port16", [False, True])
+def test_deliverable_reads_the_goods_as_the_demand_payments_do(monkeypatch, port16):
+    """R13.8/R13.9 (and Port tile 16's Train half, R13.18): ``deliverable``'s bit set of what p lacks against
+    each tile's Goods finds exactly the locations ``can_deliver`` (``demand_payments``) accepts, for hands of
+    0-3 of each Good, with Port tile 16 usable and not."""
+    monkeypatch.setattr(DL, "port16_slot", lambda g, p: 0 if port16 else -1)
+    g = Game(GameConfig(num_players=2, seed=16, industria=True))
+    if port16 and 16 not in g.port_tiles:
+        g.port_tiles = (16,) + tuple(g.port_tiles[1:])
+    sd = TR.side(g)
+    rng = random.Random(9)
+    found = set()
+    for _ in range(400):
+        g.players[0].goods = [rng.choice((0, 0, 1, 1, 2, 3)) for _ in range(D.NUM_GOODS)]
+        want = sum(1 << x for x in range(sd.num_locations) if TR.can_deliver(g, 0, x))
+        assert TR.deliverable(g, 0) == want, (g.players[0].goods, port16)
+        found.add(want)
+    assert len(found) > 20
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_ways_from_are_the_open_ways_of_the_players_claims(players):
+    """R13.3/R13.4: the ways looked up per Train players, start and claims are ``open_ways`` of the side, the
+    start and the spots p unlocked, for every piece at every main decision (claims made included)."""
+    unlocked = 0
+    for g, p in main_decisions(players, 5, 610 + players):
+        ts = g.modstate["trains"]
+        for start in (ts.at[p], ts.mini[p] if ts.mini else -1):
+            if start >= 0:
+                assert TR.ways_from(g, p, start) == TR.open_ways(TR.side(g), start, TR.unlocked_spots(g, p))
+                unlocked += TR.unlocked_spots(g, p) > 0
+    assert unlocked > 20
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_claim_action_is_offered_exactly_when_a_spot_is_claimable(players):
+    """R13.19: the main decision offers Claim a Milestone exactly when ``claimable`` finds a spot (the main
+    decision first asks whether p has a marker)."""
+    offered = 0
+    for g, p in main_decisions(players, 5, 630 + players):
+        if len(g.stack[-1]) > 2:
+            continue
+        has = MS.CLAIM_ACTION in g.legal_actions()
+        assert has == bool(MS.claimable(g, p)), (g.config.seed, p)
+        offered += has
+    assert offered > 5

@@ -221,7 +221,11 @@ DEPLOY_RULES = {
 }
 
 
+#: (layout, distance) -> {space: the land-or-not spaces at that hex distance}: ``_SKIP_BY_GRID``'s table
 _SKIP_CACHE: dict = {}
+#: (where the spaces lie, distance) -> {space: spaces at that distance}: the distances depend on the grid
+#: alone, which every layout shares, so one table serves them all (filled as spaces are asked)
+_SKIP_BY_GRID: dict = {}
 
 
 def skip_spaces(g, p: int, where: str) -> int:
@@ -234,7 +238,7 @@ def skip_spaces(g, p: int, where: str) -> int:
     if table is None:
         if len(_SKIP_CACHE) > 256:     # random boards: keep the cache small
             _SKIP_CACHE.clear()
-        table = _SKIP_CACHE[key] = {}
+        table = _SKIP_CACHE[key] = _SKIP_BY_GRID.setdefault((g.board.rowcol, k), {})
     out = 0
     for s in bits(g.players[p].spaces):
         m = table.get(s)

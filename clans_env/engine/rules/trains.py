@@ -207,27 +207,43 @@ def deliverable(g, p: int) -> int:
 def _deliverable_among(g, p: int, spots: tuple) -> int:
     """``deliverable`` over the given (Demand spot, its locations) pairs only."""
     ts = g.modstate[TRAINS]
-    have = g.players[p].goods
-    # the ways to pay each tile: its Goods, and with Port tile 16's Train half also less (demand_payments)
-    ways = _PORT16_WAYS if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0 else _WAYS
+    # What p lacks, as a bit set over (Good, 1 / 2 of it): a Demand tile asks 0-2 of each Good (_need_mask),
+    # so it can be paid when it asks nothing p lacks. One expression: the main decision asks at every turn.
+    a, b, c, d, e, f = g.players[p].goods
+    lacking = ~((3 if a > 1 else a) | (3 if b > 1 else b) << 2 | (3 if c > 1 else c) << 4
+                | (3 if d > 1 else d) << 6 | (3 if e > 1 else e) << 8 | (3 if f > 1 else f) << 10)
     demand = ts.demand
     out = 0
-    for s, members in spots:
-        tile = demand[s]
-        if tile:
-            for need in ways[tile]:
-                for i, q in need:
-                    if have[i] < q:
-                        break
-                else:
+    if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0:
+        for s, members in spots:         # also for less with Port tile 16's Train half (demand_payments)
+            for need in _PORT16_NEED_MASKS[demand[s]]:
+                if not need & lacking:
                     out |= members
                     break
+    else:
+        for s, members in spots:
+            if not _NEED_MASKS[demand[s]] & lacking:
+                out |= members
     solo_done = ts.solo_done
     if solo_done and out:
         for loc in bits(out):
             if solo_done[loc]:
                 out &= ~(1 << loc)
     return out
+
+
+def _need_mask(need: tuple) -> int:
+    """The (Good, 1 / 2 of it) bits a way to pay asks (``_deliverable_among``'s bit set of what p has)."""
+    assert len(need) == D.NUM_GOODS == 6 and max(need) <= 2
+    return sum((1 if q == 1 else 3) << 2 * i for i, q in enumerate(need) if q)
+
+
+#: Demand tile -> the bits its Goods ask; no tile (0): a bit nobody has
+_NEED_MASKS = tuple(_need_mask(TM.DEMAND_TILES[t]) if t else 1 << 2 * D.NUM_GOODS
+                    for t in range(max(TM.DEMAND_TILES) + 1))
+#: Demand tile -> the bits of each way to pay it with Port tile 16's Train half (the full Goods, and less)
+_PORT16_NEED_MASKS = tuple(tuple(_need_mask(w) for w in (TM.DEMAND_TILES[t],) + DL.PORT16_NEEDS[t]) if t else ()
+                           for t in range(max(TM.DEMAND_TILES) + 1))
 
 
 #: side name -> the locations of each Demand spot
@@ -272,7 +288,7 @@ def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = No
     money = g.players[p].money
     occupied, count = _others_pieces(ts, p)
     fee = TM.PASS_FEE
-    for a, tunnel_a, further in open_ways(side(g), start, unlocked_spots(g, p))[3]:
+    for a, tunnel_a, further in ways_from(g, p, start)[3]:
         met_a = count[a] if occupied >> a & 1 else 0
         f1 = fee * met_a
         if f1 > money:
@@ -296,7 +312,7 @@ def train_ends(g, p: int) -> int:
     """Where p's Train could deliver at the end of a movement (``deliverable`` within its open ways, the only
     places a movement ends)."""
     start = g.modstate[TRAINS].at[p]
-    return _deliverable_among(g, p, open_ways(side(g), start, unlocked_spots(g, p))[1]) if start >= 0 else 0
+    return _deliverable_among(g, p, ways_from(g, p, start)[1]) if start >= 0 else 0
 
 
 def unlocked_spots(g, p: int) -> int:
@@ -348,6 +364,23 @@ def open_ways(sd, start: int, unlocked: int) -> tuple[int, tuple, tuple, tuple]:
 _OPEN_WAYS: dict = {name: {} for name in _SPOT_MASKS}
 
 
+def ways_from(g, p: int, start: int) -> tuple[int, tuple, tuple, tuple]:
+    """``open_ways`` of p's Train or Mini-train on ``start`` (p's unlocked spots, this game's side), looked up
+    in one step by the Train players, ``start`` and p's claims (their places: one key per combination, the
+    same ways for any place): the main decision asks at every turn, and three calls cost more than the rest
+    of its question."""
+    n = g.num_players
+    key = (n - len(g.hooks.engine_seats), start, *g.modstate[TRAINS].claims[p::n])
+    out = _WAYS_FROM.get(key)
+    if out is None:
+        out = _WAYS_FROM[key] = open_ways(side(g), start, unlocked_spots(g, p))
+    return out
+
+
+#: (Train players, start, p's claim on each spot) -> ``open_ways``
+_WAYS_FROM: dict = {}
+
+
 def _can_move(steps: tuple, ends: int, money: int, occupied: int, count: dict) -> bool:
     """Whether p's Train has a movement (``open_ways``' steps) ending on ``ends`` whose fee p can pay: £3 per
     other player's piece on a location passed or reached (R13.5/R15.7; ``_others_pieces``).
@@ -384,7 +417,7 @@ def _cheapest_to(steps: tuple, count: dict, ends: int) -> int:
     return best
 
 
-def _mini_first_frees(g, ts, p: int, unlocked: int, steps: tuple, money: int, count: dict) -> bool:
+def _mini_first_frees(g, ts, p: int, steps: tuple, money: int, count: dict) -> bool:
     """2 players, R15.4 "in either order": the Mini-train moves first, off a location where the Train could
     deliver, and the Train then ends there (the only way that order helps: the Mini-train's move only frees
     its location, R15.6, and costs money). Both fees are paid (R13.5/R15.7): the cheapest Mini-train move
@@ -394,7 +427,7 @@ def _mini_first_frees(g, ts, p: int, unlocked: int, steps: tuple, money: int, co
     train = _cheapest_to(steps, count, 1 << mini_at)
     if train < 0:
         return False
-    mini = _cheapest_to(open_ways(side(g), mini_at, unlocked)[2], count, ~(1 << ts.at[p]))
+    mini = _cheapest_to(ways_from(g, p, mini_at)[2], count, ~(1 << ts.at[p]))
     return mini >= 0 and (train + mini) * TM.PASS_FEE <= money
 
 
@@ -408,8 +441,7 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
         return False
     # where a movement could end if every fee were paid (open ways, R13.3/R13.4): no movement ends
     # elsewhere (paths), so only the Demand spots there are asked whether p can deliver
-    unlocked = unlocked_spots(g, p)
-    reach, spots, steps, _ = open_ways(side(g), start, unlocked)
+    reach, spots, steps, _ = ways_from(g, p, start)
     opened = _deliverable_among(g, p, spots)
     if not opened:
         return False
@@ -429,7 +461,7 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     # The Mini-train moving first helps only by freeing its location as the Train's end (money only
     # goes down): only when the Train could deliver there.
     return (other >= 0 and bool(opened >> other & 1) and has_minis(g)
-            and _mini_first_frees(g, ts, p, unlocked, steps, money, count))
+            and _mini_first_frees(g, ts, p, steps, money, count))
 
 
 #: the last field of the first ``train_move`` frame of a Tunnel's additional Train action (R13.6)
@@ -541,7 +573,7 @@ def _movement(g, p: int, piece: int, mid: int, dest: int) -> tuple[int, int, int
     first = dest if mid < 0 else mid
     occupied, count = _others_pieces(ts, p)
     met = count[first] if occupied >> first & 1 else 0
-    for a, tunnel, further in open_ways(side(g), start, unlocked_spots(g, p))[3]:
+    for a, tunnel, further in ways_from(g, p, start)[3]:
         if a == first:
             if mid < 0:
                 return (-1, dest, TM.PASS_FEE * met, tunnel)
@@ -705,7 +737,9 @@ class Trains(Module):
         p = frame[1]
         if g.config.trains and can_take_train_action(g, p):       # R13.1: the Train action
             out.append(TRAIN_ACTION)
-        if g.modstate[TRAINS].ms is not None and MS.claimable(g, p, first_only=True):   # R13.19: Claim a Milestone
+        ts = g.modstate[TRAINS]
+        # R13.19: Claim a Milestone; with the Train module most turns find no marker in stock, asked first
+        if ts.ms is not None and (g.config.milestones or ts.markers[p] > 0) and MS.claimable(g, p, first_only=True):
             out.append(MS.CLAIM_ACTION)
         if len(frame) > 2:                      # a Delivery bonus's bonus action (Q29): not Pass
             out.remove(PASS)
