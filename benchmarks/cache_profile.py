@@ -3,15 +3,19 @@
     python benchmarks/cache_profile.py                    # 2 players, 20 random games each
     python benchmarks/cache_profile.py --players 3 --games 20 --ll 4194304
 
-Why: a timed Industria decision costs ~1.5x a base one, yet the two execute about the same number of
-instructions; what differs is how often they miss the caches (more distinct code and data per decision).
-Wall-clock timings on a shared machine drift by several percent, while these counts repeat exactly
-(hash seed fixed), so they also compare two versions of a hot path without noise.
+Why: a timed Industria decision costs ~1.5x a base one; these counts say how much of that is work (instructions)
+and how much is missing the caches (more distinct code and data per decision). The report ends with an
+estimate in cycles, each count weighted by ``--weights`` (default: 0.4 cycles an instruction, about 2.5 a cycle
+as CPython runs; 12 an L1 miss served from L2; 200 a last-level miss), and the share of Industria's excess
+each part makes up: a model, not a measurement (this virtual machine has no hardware counters), whose ratio can
+be checked against ``engine_speed.py``'s. Wall-clock timings on a shared machine drift by several percent, while
+these counts repeat exactly (hash seed fixed), so they also compare two versions of a hot path without noise.
 
 Each configuration runs twice under cachegrind in fresh processes: ``--warm`` games first (lazy imports,
 tables built on first use), then ``--games`` random games set up, and played in one of the two runs only; the
-difference, over the decisions of those games, is the per-decision figure (their setup is in both). ``--ll`` sets the simulated last-level cache (bytes;
-default 1 MiB, about one core's share of a shared machine's cache); L1 caches are the host's.
+difference, over the decisions of those games, is the per-decision figure (their setup is in both). ``--ll``
+sets the simulated last-level cache (bytes; default 1 MiB, about one core's share of a shared machine's cache);
+L1 caches are the host's.
 Needs ``valgrind`` on the PATH (Debian: ``apt-get install valgrind``); about a minute per configuration.
 """
 from __future__ import annotations
@@ -68,11 +72,24 @@ def per_decision(options: dict, players: int, games: int, warm: int = 10, seed: 
     return {name: (with_games[name] - without[name]) / n for name in CACHEGRIND_COUNTS.values()} | {"decisions": n}
 
 
-def report(players: int, base: dict, industria: dict) -> str:
+#: estimated cycles per count (``--weights``): an instruction, an I1 miss, a D1 miss, a last-level miss
+WEIGHTS = (0.4, 12.0, 12.0, 200.0)
+
+
+def report(players: int, base: dict, industria: dict, weights: tuple = WEIGHTS) -> str:
+    names = list(CACHEGRIND_COUNTS.values())
     lines = [f"{players} players, per decision: {'base':>12}{'Industria':>12}{'ratio':>8}"]
-    for name in CACHEGRIND_COUNTS.values():
+    for name in names:
         lines.append(f"  {name:<26}{base[name]:>12,.0f}{industria[name]:>12,.0f}{industria[name] / base[name]:>8.2f}")
     lines.append(f"  {'decisions counted':<26}{base['decisions']:>12}{industria['decisions']:>12}")
+    cost = {row: [w * counts[name] for w, name in zip(weights, names)] for row, counts in
+            (("base", base), ("industria", industria))}
+    total = {row: sum(parts) for row, parts in cost.items()}
+    lines.append(f"  {'estimated cycles':<26}{total['base']:>12,.0f}{total['industria']:>12,.0f}"
+                 f"{total['industria'] / total['base']:>8.2f}")
+    excess = total["industria"] - total["base"]
+    shares = ", ".join(f"{name} {(i - b) / excess:.0%}" for name, b, i in zip(names, cost["base"], cost["industria"]))
+    lines.append(f"  Industria's excess by part (weights {', '.join(f'{w:g}' for w in weights)}): {shares}")
     return "\n".join(lines)
 
 
@@ -83,6 +100,8 @@ def main() -> None:
     ap.add_argument("--warm", type=int, default=10, help="games played first, outside the count")
     ap.add_argument("--seed", type=int, default=900)
     ap.add_argument("--ll", type=int, default=1 << 20, help="simulated last-level cache, bytes")
+    ap.add_argument("--weights", type=float, nargs=4, default=WEIGHTS, metavar=("INSTR", "I1", "D1", "LL"),
+                    help="estimated cycles an instruction, I1 miss, D1 miss and last-level miss cost")
     args = ap.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("cache_profile.py needs valgrind on the PATH (Debian: apt-get install valgrind)")
@@ -95,7 +114,7 @@ def main() -> None:
             bar.update()
     print(f"cachegrind: {args.games} random games after {args.warm} warm-up games, LL {args.ll:,} bytes, "
           f"Python {sys.version.split()[0]}")
-    print(report(args.players, rows["base"], rows["industria"]))
+    print(report(args.players, rows["base"], rows["industria"], tuple(args.weights)))
 
 
 if __name__ == "__main__":

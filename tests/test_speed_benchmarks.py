@@ -84,6 +84,11 @@ def test_cache_profile_counts_per_decision_of_the_games_alone(monkeypatch):
     doubled = {k: v * 2 for k, v in row.items()}
     text = cache_profile.report(2, row, doubled)
     assert text.splitlines()[1].split()[-1] == "2.00"
+    # the cycle estimate: 0.4 * 200 + 12 * 5 + 12 * 10 + 200 * 1 = 460 a base decision, twice that doubled
+    estimate = next(line for line in text.splitlines() if "estimated cycles" in line).split()
+    assert estimate[-3:] == ["460", "920", "2.00"]
+    shares = text.splitlines()[-1].split("):")[1]
+    assert "instructions 17%" in shares and "LL misses 43%" in shares
 
 
 def test_cache_profile_sets_up_the_same_games_in_both_runs(monkeypatch):
