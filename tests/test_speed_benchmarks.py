@@ -130,3 +130,17 @@ def test_engine_speed_times_clone_even_in_a_one_game_run():
     for industria in (False, True):
         one = engine_speed.measure(1, 2, 100, industria=industria)
         assert one["clone_states"] >= 1 and one["clone_us"] > 0
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_typed_state_probe_checks_the_same_train_action_as_the_engine(players):
+    """typed_state_probe.py times a typed copy of the Train check against the engine's: the copy must answer
+    as ``trains.can_take_train_action`` does at every main decision (R13.1-R13.8, R15.4 the Mini-train first),
+    or the comparison would be about other work."""
+    probe = _load("typed_state_probe")
+    typed = probe.load_typed(str(BENCHMARKS / "typed_train_check.py"), "typed_train_check")
+    from clans_env.engine.rules import trains as TR
+    found = probe.positions(players, 6, 950 + players)
+    answers = [TR.can_take_train_action(g, p) for g, p in found]
+    assert [typed.can_take_train_action(probe.copy_position(typed, g, p), p) for g, p in found] == answers
+    assert 100 < sum(answers) < len(answers) - 100
