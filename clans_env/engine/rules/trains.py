@@ -256,15 +256,6 @@ _SPOT_MASKS = {name: tuple(sum(1 << i for i in locs) for locs in spots) for name
 _ALL_SPOTS = {name: tuple(enumerate(masks)) for name, masks in _SPOT_MASKS.items()}
 
 
-def _pairs(need) -> tuple:
-    return tuple((i, q) for i, q in enumerate(need) if q)
-
-
-#: Demand tile -> the (Good, quantity) pairs of each way to pay it, without and with Port tile 16
-_WAYS = {t: (_pairs(v),) for t, v in TM.DEMAND_TILES.items()}
-_PORT16_WAYS = {t: (_pairs(v),) + tuple(_pairs(w) for w in DL.PORT16_NEEDS[t]) for t, v in TM.DEMAND_TILES.items()}
-
-
 def paths(g, p: int, piece: int, first_only: bool = False, ends: int | None = None) -> list[tuple[int, int, int, bool]]:
     """Every legal movement (mid (-1 for one step), destination, fee, Tunnel used) of p's Train or Mini-train
     (``first_only``: stop at the first one found; ``ends``: ``train_ends(g, p)`` if known).
@@ -737,9 +728,7 @@ class Trains(Module):
         p = frame[1]
         if g.config.trains and can_take_train_action(g, p):       # R13.1: the Train action
             out.append(TRAIN_ACTION)
-        ts = g.modstate[TRAINS]
-        # R13.19: Claim a Milestone; with the Train module most turns find no marker in stock, asked first
-        if ts.ms is not None and (g.config.milestones or ts.markers[p] > 0) and MS.claimable(g, p, first_only=True):
+        if g.modstate[TRAINS].ms is not None and MS.claimable(g, p, first_only=True):   # R13.19: Claim a Milestone
             out.append(MS.CLAIM_ACTION)
         if len(frame) > 2:                      # a Delivery bonus's bonus action (Q29): not Pass
             out.remove(PASS)
