@@ -302,3 +302,32 @@ def test_claim_action_is_offered_exactly_when_a_spot_is_claimable(players):
         assert has == bool(MS.claimable(g, p)), (g.config.seed, p)
         offered += has
     assert offered > 5
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_sinclair_rail_kinds_match_the_unit_by_unit_test(players):
+    """R18.S2-R18.S8: the main decision (and a Free space) offers a Railroad Reach kind exactly when some unit
+    in stock has a target it can pay for (``rail_units``, unit by unit): the fast check asks only each land
+    type's cheapest unit in stock. Every Sinclair main decision of random games, at its own money and at
+    other sums around the costs, with and without the land cost."""
+    from clans_env.engine.clans import sinclair as S
+    rng = random.Random(40 + players)
+    checked = offered = 0
+    for i in range(6):
+        clans = ("sinclair", "macdonald", "gordon", "campbell")[:players]
+        g = Game(GameConfig(num_players=players, seed=700 + i, clans=clans, industria=True))
+        while not g.is_terminal():
+            top = g.stack[-1]
+            if top[0] == K_MAIN and g.clans[top[1]].name == "sinclair":
+                p = top[1]
+                for money in (g.players[p].money, rng.randrange(0, 12), rng.randrange(0, 30)):
+                    h = g.clone()
+                    h.players[p].money = money
+                    for free_land in (False, True):
+                        want = [k for k in (S.LAND, S.LOCHS) if S.rail_units(h, p, k, free_land)]
+                        assert S.rail_kinds(h, p, free_land) == want, (h.config.seed, p, money, free_land)
+                        checked += 1
+                        offered += bool(want)
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+    assert checked > 300 and offered > 100, (checked, offered)

@@ -56,8 +56,8 @@ PORT_CLAIM = 2          # choose:2+slot
 @lru_cache(maxsize=64)
 def _adjacent(topo) -> tuple[int, ...]:
     """Per space, the active spaces adjacent to it (rivers do not matter)."""
-    b = topo.board
-    return tuple(sum(1 << t for t in b.adjacent[s]) & topo.active for s in range(b.num_spaces))
+    active = topo.active
+    return tuple(a & active for a in topo.adjacent)
 
 
 @lru_cache(maxsize=64)
@@ -98,17 +98,19 @@ def skippable(game, p: int) -> int:
 
 
 @lru_cache(maxsize=4096)
+def _adjacent_to(topo, spaces: int) -> int:
+    """Active spaces adjacent to any of ``spaces`` (rivers do not matter). Cached per (map, set): Sinclair's
+    own spaces change only when Sinclair deploys, the skipped ones rarely."""
+    adj = _adjacent(topo)
+    out = 0
+    for s in bits(spaces):
+        out |= adj[s]
+    return out
+
+
 def _two_steps_over_land(topo, own: int, skip: int) -> int:
     """Spaces adjacent to a space of ``skip`` that is adjacent to one of ``own``."""
-    adj = _adjacent(topo)
-    skipped = 0
-    for s in bits(own):
-        skipped |= adj[s]
-    skipped &= skip
-    out = 0
-    for m in bits(skipped):
-        out |= adj[m]
-    return out & topo.land_mask
+    return _adjacent_to(topo, _adjacent_to(topo, own) & skip) & topo.land_mask
 
 
 def land_skip_targets(game, p: int, free: int = -1) -> int:
@@ -206,14 +208,48 @@ def rail_kinds(game, p: int, free_land: bool = False) -> list[int]:
     """The Railroad Reach kinds (LAND, LOCHS) with a unit to expand now: the main decision's and a Free
     space's choices (the spaces outside normal reach looked up once for both)."""
     free = _outside_reach(game, p)
+    if not free:
+        return []
+    costs = game.clans[p].unit_costs
+    if costs is None:                    # a unit cost that varies in play: the unit-by-unit test
+        return [kind for kind in (LAND, LOCHS) if rail_units(game, p, kind, free_land, free=free)]
+    cheapest_unit = _cheapest_units(game.topo, costs, tuple(game.players[p].units_left))
+    if not cheapest_unit:
+        return []
     return [kind for kind in (LAND, LOCHS)
-            if free and rail_units(game, p, kind, first_only=True, free_land=free_land, free=free)]
+            if _any_rail_target(game, p, skip_groups(game, p, kind, free), cheapest_unit, free_land)]
 
 
-def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: bool = False,
-               free: int = -1) -> list[int]:
-    """Units with at least one Railroad Reach target now (``unit_targets`` unrolled: hot path of the
-    main decision; ``first_only``: stop at the first, enough to offer the action; ``free``: as
+@lru_cache(maxsize=4096)
+def _cheapest_units(topo, costs: tuple, left: tuple) -> tuple[tuple[int, int], ...]:
+    """Per land type with a unit in stock (Fishermen aside): (its spaces, its cheapest such unit's cost).
+    Asked at every main decision, so (as ``expand.expand_options``) each land type is tried once, with the
+    unit that leaves the most money for the land; cached per stock, which changes only at deployments."""
+    out = []
+    for land, units in topo.unit_groups:
+        in_stock = [costs[u] for u in units if left[u] > 0 and u != D.FISHERMAN]
+        if in_stock:
+            out.append((land, min(in_stock)))
+    return tuple(out)
+
+
+def _any_rail_target(game, p: int, groups: list, cheapest_unit: tuple, free_land: bool) -> bool:
+    """Whether a unit in stock has an affordable target in ``skip_groups``: the cheapest unit of each land
+    type (``_cheapest_units``) is the one to ask, with what its cost leaves."""
+    money = game.players[p].money
+    cost_le = game.topo.cost_le
+    top = len(cost_le) - 1
+    for extra, mask in groups:
+        budget = money - extra
+        for land, cost in cheapest_unit:
+            left_over = budget - cost
+            if left_over >= 0 and mask & land and (free_land or mask & land & cost_le[min(left_over, top)]):
+                return True
+    return False
+
+
+def rail_units(game, p: int, kind: int, free_land: bool = False, free: int = -1) -> list[int]:
+    """Units with at least one Railroad Reach target now (``unit_targets`` unrolled; ``free``: as
     ``skip_groups``)."""
     groups = skip_groups(game, p, kind, free)
     if not groups:
@@ -234,8 +270,6 @@ def rail_units(game, p: int, kind: int, first_only: bool = False, free_land: boo
         for extra, mask in groups:
             if mask & unit_mask[u] & _affordable(topo, budget - extra, free_land):
                 out.append(u)
-                if first_only:
-                    return out
                 break
     return out
 
