@@ -820,3 +820,66 @@ def test_every_clan_registered_in_its_own_module():
         expected = ("kickstarter" if name in D.CLANS_KICKSTARTER else
                     "industria" if name in D.CLANS_INDUSTRIA else "base")
         assert clan.expansion == expected, name
+
+
+def rowing_by_the_rule(g, p):
+    """Clan MacDonald's rowing offers, stated plainly: a Fisherman with an adjacent empty loch or Port tile in
+    play that is not next to another of p's Fishermen (once a turn)."""
+    from clans_env.engine.clans.macdonald import water_spaces
+    if g.turn.get("rowed"):
+        return []
+    fish = [s for s in range(g.board.num_spaces) if g.occupant[s] == p and g.unit_at[s] == D.FISHERMAN]
+    out = []
+    for s in fish:
+        others = set().union(*(g.board.adjacent[t] for t in fish if t != s))
+        if any(water_spaces(g) >> t & 1 and g.occupant[t] == -1 and t not in others for t in g.board.adjacent[s]):
+            out.append(A.SPACE + s)
+    return out
+
+
+def test_macdonald_rowing_offered_for_each_pair_of_fishermen_two_apart():
+    """Appendix: Clans - Clan MacDonald: with two Fishermen two lochs apart, each is offered rowing exactly when
+    it has an empty loch next to it that is not next to the other (whichever comes first on the map)."""
+    g = clan_position("macdonald", n=2)
+    lake = lochs(g)
+    pairs = [(a, d) for a in lake for d in lake if a != d and d not in g.board.adjacent[a]
+             and set(g.board.adjacent[a]) & set(g.board.adjacent[d])]
+    assert len(pairs) > 20
+    blocked = 0
+    for a, d in pairs:
+        h = g.clone()
+        put_worker(h, "fisherman", a)
+        put_worker(h, "fisherman", d)
+        want = rowing_by_the_rule(h, 0)
+        assert h.clans[0].main_actions(h, 0) == want, (a, d)
+        blocked += len(want) < 2
+    assert blocked > 5
+
+
+@pytest.mark.parametrize("industria", [False, True])
+def test_macdonald_rowing_offered_exactly_where_the_rules_say_in_random_games(industria):
+    """Appendix: Clans - Clan MacDonald: the main decision offers rowing exactly as ``rowing_by_the_rule`` at
+    every MacDonald main decision of random games, and ``fishermen`` finds every Fisherman of p."""
+    import random
+
+    from clans_env import Game, GameConfig
+    from clans_env.engine.clans.macdonald import fishermen
+    from clans_env.engine.state import K_MAIN
+    rng = random.Random(5)
+    checked = offered = 0
+    for seed in range(8):
+        g = Game(GameConfig(num_players=3, seed=400 + seed, clans=("macdonald", "stewart", "campbell"),
+                            industria=industria))
+        while not g.is_terminal():
+            top = g.stack[-1]
+            if top[0] == K_MAIN and g.clans[top[1]].name == "macdonald":
+                p = top[1]
+                fish = [s for s in range(g.board.num_spaces) if g.occupant[s] == p and g.unit_at[s] == D.FISHERMAN]
+                assert fishermen(g, p) == sum(1 << s for s in fish)
+                want = rowing_by_the_rule(g, p)
+                assert g.clans[p].main_actions(g, p) == want, (seed, p)
+                checked += 1
+                offered += bool(want)
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+    assert checked > 100 and offered > 30, (checked, offered)

@@ -37,7 +37,8 @@ POOL = D.UNITS_PER_PLAYER[D.WOODCUTTER] + D.UNITS_PER_PLAYER[D.MINER]
 def fishermen(game, p: int) -> int:
     ua = game.unit_at
     out = 0
-    left = game.players[p].spaces
+    topo = game.topo
+    left = game.players[p].spaces & (topo.loch_mask | topo.port_mask)   # where a Fisherman can stand
     while left:                 # bits() inlined: this runs several times per MacDonald decision
         low = left & -left
         if ua[low.bit_length() - 1] == D.FISHERMAN:
@@ -137,7 +138,23 @@ class MacDonald(Clan):
         fish = fishermen(game, p)
         if not fish:
             return []
-        return [SPACE + s for s in bits(fish) if row_targets(game, p, s, fish)]
+        # a Fisherman can row when an adjacent loch or Port tile is empty and not next to another of p's
+        # Fishermen (row_targets for each): the others' surroundings as the unions before and after it, so
+        # each Fisherman's neighbours are read once, not once per other Fisherman
+        adj = game.topo.adjacent
+        spaces = list(bits(fish))
+        after = [0] * (len(spaces) + 1)
+        for i in range(len(spaces) - 1, 0, -1):
+            after[i] = after[i + 1] | adj[spaces[i]]
+        open_water = water_spaces(game) & ~game.occupied
+        out = []
+        before = 0
+        for i, s in enumerate(spaces):
+            near = adj[s]
+            if near & open_water & ~(before | after[i + 1]):
+                out.append(SPACE + s)
+            before |= near
+        return out
 
     def apply_main(self, game, p: int, action: int) -> bool:
         if SPACE <= action < SPACE + game.board.num_spaces:
