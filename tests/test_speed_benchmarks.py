@@ -144,3 +144,33 @@ def test_typed_state_probe_checks_the_same_train_action_as_the_engine(players):
     answers = [TR.can_take_train_action(g, p) for g, p in found]
     assert [typed.can_take_train_action(probe.copy_position(typed, g, p), p) for g, p in found] == answers
     assert 100 < sum(answers) < len(answers) - 100
+
+
+def test_check_costs_replays_the_same_games_with_the_checks_answered_from_a_record():
+    """check_costs.py: the games replayed with a check answered from its record are the recorded games (a
+    changed, missing or extra answer is an error, not a faster time), and the report gives each variant's
+    time as a multiple of a base decision and what it saved."""
+    check_costs = _load("check_costs")
+    from clans_env.engine import COMPILED
+    if COMPILED:
+        pytest.skip("the checks are swapped as module attributes, which compiled code does not look up")
+    sites = check_costs.check_sites("train")
+    answers, digest = check_costs.record(sites, 2, 2, 700)
+    assert answers and set(answers) == {True, False}
+    seconds, decisions = check_costs.replay(sites, answers, 2, 2, 700, digest)
+    assert seconds > 0 and decisions > 100
+    flipped = [not a for a in answers]           # the Train action offered where it was not: other games
+    for wrong in (flipped, answers[:-1], answers + [True]):
+        with pytest.raises(RuntimeError, match="not the recorded ones"):
+            check_costs.replay(sites, wrong, 2, 2, 700, digest)
+    # the engine's own functions are back after each run
+    from clans_env.engine.rules import trains
+    assert trains.can_take_train_action is sites[0][0].can_take_train_action
+    assert trains.can_take_train_action.__module__ == trains.__name__
+    medians = check_costs.measure(2, 1, 700, ["claim+clans"], 1)
+    assert set(medians) == {"base game", "industria", "claim+clans"}
+    text = check_costs.report(2, {"base game": 10.0, "industria": 14.0, "train": 12.0})
+    assert "x1.40 a base decision" in text
+    assert text.splitlines()[-1].split() == ["train", "12.00", "1.20", "2.00"]
+    with pytest.raises(ValueError, match="valid checks: train, claim, clans"):
+        check_costs.check_sites("trains")
