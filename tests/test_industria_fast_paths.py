@@ -331,3 +331,19 @@ def test_sinclair_rail_kinds_match_the_unit_by_unit_test(players):
             legal = g.legal_actions()
             g.apply(legal[int(rng.random() * len(legal))])
     assert checked > 300 and offered > 100, (checked, offered)
+
+
+def test_delivery_adjacent_area_is_every_space_next_to_a_unit():
+    """Q31 (R13.26 deploy parts "adjacent"): the land spaces adjacent to one of p's units, a river edge
+    allowed, read from the map's adjacency masks: the same as listing each unit's neighbours, at every main
+    decision of random games."""
+    checked = 0
+    for g, p in main_decisions(3, 3, 650):
+        want = 0
+        for s in range(g.board.num_spaces):
+            if g.players[p].spaces >> s & 1:
+                for t in g.board.adjacent[s]:
+                    want |= 1 << t
+        assert DL.adjacent_spaces(g, p) == want & g.topo.land_mask
+        checked += want > 0
+    assert checked > 50

@@ -160,11 +160,10 @@ def describe_delivery(g, frame) -> str:
 # ---- part kinds ---------------------------------------------------------------------------------------
 def adjacent_spaces(g, p: int) -> int:
     """Q31: spaces adjacent to one of p's units (a river edge allowed), active land, not across a loch."""
-    adj = g.board.adjacent
+    adj = g.topo.adjacent
     out = 0
     for s in bits(g.players[p].spaces):
-        for t in adj[s]:
-            out |= 1 << t
+        out |= adj[s]
     return out & g.topo.land_mask
 
 
