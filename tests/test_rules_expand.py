@@ -304,3 +304,45 @@ def test_expand_is_offered_for_exactly_the_unit_types_with_a_target(industria):
             legal = g.legal_actions()
             g.apply(legal[int(rng.random() * len(legal))])
     assert checked > 500 and offered > 1000, (checked, offered)
+
+
+@pytest.mark.parametrize("industria", [False, True])
+def test_expand_offers_for_clans_with_varying_costs_or_a_restricted_unit(industria):
+    """3. Expand with Campbell's factory discounts (costs that change as factories are built: ``costs_now``,
+    read once per decision) and MacDonald's Fishermen (the only restricted unit type, ``restricted_units``):
+    ``expand_options`` offers exactly the unit types with a target (``expand_targets``, unit by unit) at their
+    main decisions of random games, at their own money and at other sums around the costs."""
+    import random
+
+    from clans_env import Game, GameConfig
+    from clans_env.engine.actions import EXPAND
+    from clans_env.engine.rules.common import expand_targets as targets
+    from clans_env.engine.rules.expand import expand_options
+    from clans_env.engine.state import K_MAIN
+
+    rng = random.Random(8)
+    checked = {"campbell": 0, "macdonald": 0}
+    differs = 0
+    for seed in range(6):
+        g = Game(GameConfig(num_players=3, seed=50 + seed, clans=("campbell", "macdonald", "robertson"),
+                            industria=industria))
+        while not g.is_terminal():
+            frame = g.stack[-1]
+            if frame[0] == K_MAIN and len(frame) == 2 and g.clans[frame[1]].name in checked:
+                p = frame[1]
+                clan = g.clans[p]
+                assert list(clan.costs_now(g, p)) == [clan.unit_cost(g, p, u) for u in range(D.NUM_UNITS)]
+                for money in (g.players[p].money, rng.randrange(0, 10), rng.randrange(3, 20)):
+                    h = g.clone()
+                    h.players[p].money = money
+                    for free_land in (False, True):
+                        got = []
+                        expand_options(h, p, got, free_land=free_land)
+                        want = [EXPAND + u for u in range(D.NUM_UNITS) if targets(h, p, u, free_land=free_land)]
+                        assert got == want, (clan.name, money, free_land)
+                        differs += free_land and got != sorted(
+                            EXPAND + u for u in range(D.NUM_UNITS) if targets(h, p, u, free_land=False))
+                checked[clan.name] += 1
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+    assert min(checked.values()) > 60 and differs > 10, (checked, differs)

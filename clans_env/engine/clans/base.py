@@ -16,10 +16,11 @@ move_targets                rules/stacking.py ``move_targets``: moving the clan'
 first_workers               rules/clan_setup.py (how many first Workers)
 extra_workers_last          rules/clan_setup.py (extra first Workers after everyone)
 unit_cost                   rules/common.py, rules/expand.py (every placement and its legality)
+costs_now                   rules/expand.py ``expand_options`` (every unit's cost at once)
 placement_discount          rules/common.py ``placement_cost``
 discount_spaces             rules/common.py, rules/expand.py (fast affordability)
 restricts_targets/
-target_mask                 rules/common.py ``expand_targets``, rules/expand.py
+target_mask/restricted_units rules/common.py ``expand_targets``, rules/expand.py
 can_upgrade_technology      rules/upgrades.py (action and Bonus upgrade)
 can_change_shipping         rules/upgrades.py (Shipping action and Bonus upgrade; Sinclair: never)
 extra_reach                 rules/common.py ``reach`` (recomputed when ``pl.reach`` is -1; with
@@ -115,6 +116,9 @@ class Clan:
     extra_reach_grows = False
     #: whether ``target_mask`` must be consulted for Expand targets (kept a flag: hot path)
     restricts_targets = False
+    #: the unit types ``target_mask`` restricts, when it restricts only some (MacDonald: the Fisherman);
+    #: None = any of them. Expand's legality asks the others nothing
+    restricted_units: tuple | None = None
     #: production-chain pairs one Field may be part of (Industria Scoring tile 13; Clan Gordon: 3)
     field_pairs = D.FIELD_PAIRS
     #: whether ``trade`` resolves this clan's trades and ``wild_processed`` is read (kept a flag: hot path)
@@ -153,12 +157,22 @@ class Clan:
     #: fixed ``unit_costs``, no placement discount, no ``restricts_targets`` (set per subclass): Expand's
     #: legality and costs take their short path
     plain_costs = True
+    #: no placement discount, and ``target_mask`` restricting only ``restricted_units`` (set per subclass):
+    #: Expand's legality takes its short path with ``costs_now``
+    plain_expand = True
     #: set per subclass (``__init_subclass__``) from the methods the clan overrides: ``main_actions``/``apply_main``,
     #: ``post_main_actions``/``apply_post_main``, ``on_trade``, ``on_deploy``
     adds_main_actions = adds_post_main_actions = watches_trades = acts_on_deploy = False
 
     def unit_cost(self, game, p: int, unit: int) -> int:
         return self.unit_costs[unit]
+
+    def costs_now(self, game, p: int) -> tuple:
+        """Every unit type's ``unit_cost`` now, in unit order (Expand's legality asks once per decision);
+        a clan whose costs vary in play may override it with a cheaper count."""
+        if self.unit_costs is not None:
+            return self.unit_costs
+        return tuple(self.unit_cost(game, p, u) for u in range(D.NUM_UNITS))
 
     def placement_discount(self, game, p: int, space: int) -> int:
         """Money off the total cost of placing a unit on ``space``."""
@@ -371,6 +385,10 @@ def _derive_flags(cls) -> None:
     cls.plain_costs = (cls.unit_costs is not None and not cls.restricts_targets
                        and cls.discount_spaces is Clan.discount_spaces
                        and cls.placement_discount is Clan.placement_discount)
+    # Expand's short path: no placement discount, and a restriction (if any) on named unit types only
+    cls.plain_expand = (cls.discount_spaces is Clan.discount_spaces
+                        and cls.placement_discount is Clan.placement_discount
+                        and (not cls.restricts_targets or cls.restricted_units is not None))
 
 
 class NoClan(Clan):

@@ -23,3 +23,13 @@ class Campbell(Clan):
             if nth < len(D.CAMPBELL_FACTORY_DISCOUNT):
                 cost -= D.CAMPBELL_FACTORY_DISCOUNT[nth]
         return cost if cost > 0 else 0
+
+    def costs_now(self, game, p: int) -> tuple:
+        pl = game.players[p]
+        costs = list(D.UNIT_COST)
+        discounts = D.CAMPBELL_FACTORY_DISCOUNT
+        for u in D.FACTORIES:
+            nth = pl.units_total[u] - pl.units_left[u]       # units_placed: 0 = the first of the type
+            if nth < len(discounts):
+                costs[u] = max(0, costs[u] - discounts[nth])
+        return tuple(costs)

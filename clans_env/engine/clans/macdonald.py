@@ -90,6 +90,7 @@ class MacDonald(Clan):
     name = "macdonald"
     first_workers = D.MACDONALD_FIRST_WORKERS
     restricts_targets = True
+    restricted_units = (D.FISHERMAN,)         # target_mask: -1 for every other unit type
 
     def on_setup(self, game, p: int) -> None:
         pl = game.players[p]

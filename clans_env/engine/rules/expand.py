@@ -28,19 +28,23 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
     if not open_spaces and not own_res:
         return
     clan = g.clans[p]
-    if clan.plain_costs and not own_res:
-        # most clans: fixed unit costs, no discount, no restriction; units on one land type share its
-        # candidate spaces (Topology.unit_groups), and a unit fits when its budget covers the cheapest
+    if clan.plain_expand and not own_res:
+        # most clans: no discount, no restriction (MacDonald's on the Fisherman only, asked for it alone);
+        # units on one land type share its candidate spaces (Topology.unit_groups), and a unit fits when its
+        # budget covers the cheapest
         cost_le = g.topo.cost_le
         top = len(cost_le) - 1
         costs = clan.unit_costs
+        if costs is None:                    # costs that vary in play (Campbell's factories): once
+            costs = clan.costs_now(g, p)
+        restricted = clan.restricted_units if clan.restricts_targets else ()
         money = pl.money
         left = pl.units_left
         for mask, units in g.topo.unit_groups:
             cand = open_spaces & mask
             if not cand:
                 continue
-            if len(units) > 1 and not free_land:
+            if len(units) > 1 and not free_land and not restricted:
                 # several units on one land (the grassland's six): the candidates' cheapest land cost, once
                 cheapest = 0
                 while cheapest <= top and not cand & cost_le[cheapest]:
@@ -52,7 +56,9 @@ def expand_options(g, p: int, out: list, free_land: bool = False) -> None:
             for u in units:
                 if left[u] > 0:
                     budget = money - costs[u]
-                    if budget >= 0 and (free_land or u == FISHERMAN or cand & cost_le[budget if budget < top else top]):
+                    c = cand & clan.target_mask(g, p, u) if u in restricted else cand
+                    if budget >= 0 and c and (free_land or u == FISHERMAN
+                                              or c & cost_le[budget if budget < top else top]):
                         out.append(EXPAND + u)
         return
     _expand_options_general(g, p, out, free_land, open_spaces, own_res)
