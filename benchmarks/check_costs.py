@@ -10,7 +10,8 @@ are the same decision for decision (each replay's game records and scores are co
 play's, and every recorded answer must be used), so the difference in time per decision is what the
 checks cost where they run, their cold caches included, and no faster version of them can save more.
 Base games of the same seeds and Industria as it is are timed in the same rounds, so each row is also a
-multiple of a base decision. Checks:
+multiple of a base decision. The last line says how often part of each check's inputs repeats from the player's
+previous main decision: the most an answer remembered by value could be reused. Checks:
 
 - ``train``: the main decision's Train action check (``trains.can_take_train_action``, R13.1/R13.8);
 - ``claim``: Claim a Milestone's (``milestones.claimable``, R13.19);
@@ -146,7 +147,50 @@ def measure(players: int, games: int, seed: int, variants: list[str], rounds: in
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
-def report(players: int, medians: dict) -> str:
+def _train_inputs(g, p: int) -> tuple:
+    """Part of what the Train check reads (p's Goods and money; the Trains, Mini-trains, tilts, claims and
+    Demand tiles): an answer kept per these values could be reused at most when they repeat."""
+    ts = g.modstate["trains"]
+    return (tuple(g.players[p].goods), g.players[p].money, tuple(ts.at), tuple(ts.mini or ()), tuple(ts.tilt),
+            tuple(ts.claims), tuple(ts.demand))
+
+
+def _claim_inputs(g, p: int) -> tuple:
+    """Part of what the Milestone check reads (p's Goods, units, spaces, contracts, imports, Port tiles used;
+    the claims and markers)."""
+    pl = g.players[p]
+    ts = g.modstate["trains"]
+    return (tuple(pl.goods), tuple(pl.units_left), pl.spaces, len(pl.done_contracts), tuple(pl.imports),
+            pl.ports_used, tuple(ts.claims), tuple(ts.markers))
+
+
+def input_reuse(players: int, games: int, seed: int) -> dict:
+    """Share of main decisions at which part of a check's inputs (``_train_inputs``, ``_claim_inputs``) is what
+    it was at the same player's previous main decision: a bound from above on how often an answer
+    remembered by value could be reused (the parts left out can only make it rarer)."""
+    from clans_env import Game, GameConfig
+    from clans_env.engine.state import K_MAIN
+    rng = random.Random(seed)
+    same = {"train": 0, "claim": 0}
+    mains = 0
+    for i in range(games):
+        g = Game(GameConfig(num_players=players, seed=seed + i, industria=True))
+        last: dict = {}
+        while not g.is_terminal():
+            frame = g.stack[-1]
+            if frame[0] == K_MAIN:
+                p = frame[1]
+                mains += 1
+                for name, inputs in (("train", _train_inputs), ("claim", _claim_inputs)):
+                    now = inputs(g, p)
+                    same[name] += last.get((name, p)) == now
+                    last[(name, p)] = now
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.random() * len(legal))])
+    return {name: n / mains for name, n in same.items()}
+
+
+def report(players: int, medians: dict, reuse: dict | None = None) -> str:
     base = medians["base game"]
     full = medians["industria"]
     lines = [f"{players} players: base {base:.2f} us a decision, Industria {full:.2f} us (x{full / base:.2f} "
@@ -156,6 +200,9 @@ def report(players: int, medians: dict) -> str:
         if name in ("base game", "industria"):
             continue
         lines.append(f"  {name:32} {us:11.2f} {us / base:7.2f} {full - us:7.2f}")
+    if reuse:
+        lines.append("  inputs as at the player's previous main decision (an answer remembered by value reused at "
+                     "most): " + ", ".join(f"{name} check {share:.1%}" for name, share in reuse.items()))
     return "\n".join(lines)
 
 
@@ -176,7 +223,8 @@ def main(argv=None) -> None:
         sys.exit("check_costs.py swaps the checks as module attributes, which compiled code does not look up: "
                  "run it with CLANS_PURE_PYTHON=1")
     for players in args.players:
-        print(report(players, measure(players, args.games, args.seed, args.checks, args.rounds)), flush=True)
+        medians = measure(players, args.games, args.seed, args.checks, args.rounds)
+        print(report(players, medians, input_reuse(players, args.games, args.seed)), flush=True)
 
 
 if __name__ == "__main__":

@@ -174,3 +174,18 @@ def test_check_costs_replays_the_same_games_with_the_checks_answered_from_a_reco
     assert text.splitlines()[-1].split() == ["train", "12.00", "1.20", "2.00"]
     with pytest.raises(ValueError, match="valid checks: train, claim, clans"):
         check_costs.check_sites("trains")
+
+
+def test_check_costs_input_reuse_counts_repeats_per_player(monkeypatch):
+    """check_costs.input_reuse: the share of main decisions whose check inputs equal that player's at their
+    previous main decision (inputs that never change: every main decision but each player's first; the
+    real inputs: rarely)."""
+    check_costs = _load("check_costs")
+    real = check_costs.input_reuse(2, 2, 700)
+    assert 0 <= real["train"] < 0.2 and 0 <= real["claim"] < 0.5
+    monkeypatch.setattr(check_costs, "_train_inputs", lambda g, p: ())
+    constant = check_costs.input_reuse(2, 2, 700)
+    assert constant["claim"] == real["claim"]
+    assert 0.95 < constant["train"] < 1          # two games x two players start without a previous decision
+    text = check_costs.report(2, {"base game": 10.0, "industria": 14.0}, {"train": 0.021, "claim": 0.18})
+    assert text.endswith("train check 2.1%, claim check 18.0%")
