@@ -17,26 +17,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))      # az_speed, this folder's
 
 from agents import make                                      # noqa: E402
-from agents.heuristic import HeuristicAgent                  # noqa: E402
-from clans_env import Game, GameConfig                       # noqa: E402
-
-
-def positions(n_games: int = 2, every: int = 12, seed: int = 100) -> list:
-    """Decisions with more than one legal action from heuristic self-play games."""
-    out = []
-    for s in range(n_games):
-        g = Game(GameConfig(num_players=2, seed=seed + s))
-        agents = [HeuristicAgent(seed=s), HeuristicAgent(seed=s + 50)]
-        k = 0
-        while not g.is_terminal():
-            if len(g.legal_actions()) > 1:
-                k += 1
-                if k % every == 0:
-                    out.append(g.clone())
-            g.apply(agents[g.current_player].act(g))
-    return out
+from az_speed import measure as measure_search               # noqa: E402
+from az_speed import positions                               # noqa: E402
+from az_speed import report as search_report                 # noqa: E402
 
 
 def move_time(spec: str, states: list) -> float:
@@ -60,45 +46,10 @@ def calibrate(args) -> dict:
 
 
 def search_speed(args) -> dict:
-    """Simulations/s of the AZ search on the same positions: one search at a time with batch-1
-    leaves, one search at a time with ``leaf_batch`` virtual-loss leaves, and all searches stepped
-    together (as self-play does); plus the share of time spent in the network."""
-    import random
-
-    import torch
-
-    from agents.az import NetEvaluator, Node, Search, SearchParams, run_searches
-    from agents.ppo import load_policy
-    from training.selfplay import make_encoder
-    torch.set_num_threads(1)
-    states = positions(n_games=1, every=6)[:args.positions]
-    net, _ = load_policy(args.model)
-    enc = make_encoder(2)
-    out = {}
-    for label, lb, together in (("sequential, batch-1 leaves", 1, False),
-                                (f"sequential, leaf_batch={args.leaf_batch}", args.leaf_batch, False),
-                                (f"{len(states)} searches together, leaf_batch={args.leaf_batch}", args.leaf_batch,
-                                 True)):
-        ev = NetEvaluator(net, enc)
-        params = SearchParams(leaf_batch=lb)
-        searches = [Search(g, Node(2), args.sims, random.Random(i), params) for i, g in enumerate(states)]
-        t0 = time.perf_counter()
-        if together:
-            run_searches(searches, {"net": ev})
-        else:
-            for s in searches:
-                run_searches([s], {"net": ev})
-        dt = time.perf_counter() - t0
-        sims = sum(s.done for s in searches)
-        out[label] = {"sims_per_s": sims / dt, "positions_per_pass": ev.positions / ev.forward_passes,
-                      "net_share": ev.net_seconds / dt,
-                      "us_per_sim_without_net": 1e6 * (dt - ev.net_seconds) / sims}
-    base = next(iter(out.values()))["sims_per_s"]
-    for label, r in out.items():
-        print(f"{label:40s} {r['sims_per_s']:7.0f} sims/s ({r['sims_per_s'] / base:.2f} x)  "
-              f"{r['positions_per_pass']:5.1f} positions/pass  network {100 * r['net_share']:4.1f}%  "
-              f"{r['us_per_sim_without_net']:5.0f} us/sim outside the network")
-    return out
+    """``az_speed.measure`` for this checkout (``benchmarks/az_speed.py --baseline REV`` compares two)."""
+    rows = measure_search(args.model, args.positions, args.sims, args.leaf_batch)
+    print(search_report(rows))
+    return rows
 
 
 def plot(args) -> None:

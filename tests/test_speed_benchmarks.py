@@ -189,3 +189,19 @@ def test_check_costs_input_reuse_counts_repeats_per_player(monkeypatch):
     assert 0.95 < constant["train"] < 1          # two games x two players start without a previous decision
     text = check_costs.report(2, {"base game": 10.0, "industria": 14.0}, {"train": 0.021, "claim": 0.18})
     assert text.endswith("train check 2.1%, claim check 18.0%")
+
+
+def test_az_speed_measures_three_ways_of_searching_and_keeps_each_best_round():
+    """az_speed.py: simulations/s of one search at a time (batch-1 leaves, virtual-loss leaf batches) and of all
+    searches stepped together, on the same positions; with several rounds each way's best round is kept."""
+    pytest.importorskip("torch")
+    az_speed = _load("az_speed")
+    rows = az_speed.measure(az_speed.DEFAULT_MODEL, 2, 6, 2)
+    assert list(rows) == ["sequential, batch-1 leaves", "sequential, leaf_batch=2", "2 searches together, leaf_batch=2"]
+    for r in rows.values():
+        assert r["sims_per_s"] > 0 and 0 < r["net_share"] < 1 and r["positions_per_pass"] >= 1
+    assert rows["2 searches together, leaf_batch=2"]["positions_per_pass"] > 1     # the searches share passes
+    slower = {k: dict(v, sims_per_s=v["sims_per_s"] / 2) for k, v in rows.items()}
+    assert az_speed.best_of([slower, rows]) == rows
+    text = az_speed.report(rows)
+    assert len(text.splitlines()) == 3 and text.splitlines()[0].split("sims/s")[1].strip().startswith("(1.00 x)")
