@@ -12,24 +12,25 @@ from .. import data as D
 from .base import Clan, register
 
 
+def _cost(unit: int, placed: int) -> int:
+    """A unit's cost for Campbell with ``placed`` of its type already on the map (the factory's position in its
+    column of the Player board, 0 = the first)."""
+    cost = D.UNIT_COST[unit]
+    if unit in D.FACTORIES and placed < len(D.CAMPBELL_FACTORY_DISCOUNT):
+        cost -= D.CAMPBELL_FACTORY_DISCOUNT[placed]
+    return cost if cost > 0 else 0
+
+
 @register
 class Campbell(Clan):
     name = "campbell"
 
     def unit_cost(self, game, p: int, unit: int) -> int:
-        cost = D.UNIT_COST[unit]
-        if unit in D.FACTORIES:
-            nth = game.players[p].units_placed(unit)          # 0 = the first factory of the type
-            if nth < len(D.CAMPBELL_FACTORY_DISCOUNT):
-                cost -= D.CAMPBELL_FACTORY_DISCOUNT[nth]
-        return cost if cost > 0 else 0
+        return _cost(unit, game.players[p].units_placed(unit))
 
     def costs_now(self, game, p: int) -> tuple:
         pl = game.players[p]
         costs = list(D.UNIT_COST)
-        discounts = D.CAMPBELL_FACTORY_DISCOUNT
-        for u in D.FACTORIES:
-            nth = pl.units_total[u] - pl.units_left[u]       # units_placed: 0 = the first of the type
-            if nth < len(discounts):
-                costs[u] = max(0, costs[u] - discounts[nth])
+        for u in D.FACTORIES:                   # only the factories' costs change
+            costs[u] = _cost(u, pl.units_total[u] - pl.units_left[u])
         return tuple(costs)

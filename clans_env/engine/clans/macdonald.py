@@ -69,8 +69,12 @@ def fisherman_spaces(game, p: int) -> int:
     return water_spaces(game) & ~near_fishermen(game, p)
 
 
-def row_targets(game, p: int, space: int, fish: int = -1) -> int:
-    return game.topo.adjacent[space] & water_spaces(game) & ~game.occupied & ~near_fishermen(game, p, space, fish)
+def row_targets(game, p: int, space: int, fish: int = -1, near_others: int = -1) -> int:
+    """Where p's Fisherman on ``space`` may row: an adjacent empty loch or Port tile not next to another of p's
+    Fishermen (``near_others``: the spaces next to them, if known)."""
+    if near_others == -1:
+        near_others = near_fishermen(game, p, space, fish)
+    return game.topo.adjacent[space] & water_spaces(game) & ~game.occupied & ~near_others
 
 
 def rebalance(pl) -> None:
@@ -139,22 +143,19 @@ class MacDonald(Clan):
         fish = fishermen(game, p)
         if not fish:
             return []
-        # a Fisherman can row when an adjacent loch or Port tile is empty and not next to another of p's
-        # Fishermen (row_targets for each): the others' surroundings as the unions before and after it, so
-        # each Fisherman's neighbours are read once, not once per other Fisherman
+        # the other Fishermen's surroundings as the unions of those before and after each one, so that each
+        # Fisherman's neighbours are read once, not once per other Fisherman
         adj = game.topo.adjacent
         spaces = list(bits(fish))
         after = [0] * (len(spaces) + 1)
         for i in range(len(spaces) - 1, 0, -1):
             after[i] = after[i + 1] | adj[spaces[i]]
-        open_water = water_spaces(game) & ~game.occupied
         out = []
         before = 0
         for i, s in enumerate(spaces):
-            near = adj[s]
-            if near & open_water & ~(before | after[i + 1]):
+            if row_targets(game, p, s, near_others=before | after[i + 1]):
                 out.append(SPACE + s)
-            before |= near
+            before |= adj[s]
         return out
 
     def apply_main(self, game, p: int, action: int) -> bool:

@@ -210,10 +210,7 @@ def rail_kinds(game, p: int, free_land: bool = False) -> list[int]:
     free = _outside_reach(game, p)
     if not free:
         return []
-    costs = game.clans[p].unit_costs
-    if costs is None:                    # a unit cost that varies in play: the unit-by-unit test
-        return [kind for kind in (LAND, LOCHS) if rail_units(game, p, kind, free_land, free=free)]
-    cheapest_unit = _cheapest_units(game.topo, costs, tuple(game.players[p].units_left))
+    cheapest_unit = _cheapest_units(game.topo, game.clans[p].costs_now(game, p), tuple(game.players[p].units_left))
     if not cheapest_unit:
         return []
     return [kind for kind in (LAND, LOCHS)
