@@ -164,10 +164,13 @@ def sale_options(g, p: int, space: int) -> list[int]:
 
 def triggered_markets(g, p: int, space: int) -> tuple[int, ...]:
     """Markets neighbouring the space p just deployed on where p can sell something now (R7.2)."""
-    if not market_list(g):
+    markets = market_list(g)
+    if not markets:
         return ()
     nb = g.topo.neighbours[space] | g.clans[p].bonus_reach(g, p, space)    # clan: MacFarlane's river
-    return tuple(s for s in market_spaces(g) if nb >> s & 1 and sale_options(g, p, s))
+    # asked at every deployment, and most are next to no market: the sales are looked at only beside one
+    near = [s for s in markets[0::FIELDS] if nb >> s & 1]
+    return tuple(s for s in near if sale_options(g, p, s)) if near else ()
 
 
 @legal_for(K_MARKET_SELL)
