@@ -250,10 +250,23 @@ def test_skip_two_spaces_area_is_hex_distance_three():
         g = Game(GameConfig(num_players=3, seed=seed, industria=True))
         rc = g.board.rowcol
         land = [s for s in range(g.board.num_spaces) if g.topo.land_mask >> s & 1]
-        for s in land[::7]:
+        for s in land:
             g.players[0].spaces = 1 << s
             want = sum(1 << t for t in land if hex_distance(rc[s], rc[t]) == 3)
             assert DL.skip_spaces(g, 0, "skip2") == want
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_ring_is_every_cell_at_hex_distance_k(players):
+    """The ring walk behind Delivery bonus 4's area: every space with a cell at hex distance exactly k, for
+    k = 1..4, from every space with a cell (Port tiles lie beside the grid)."""
+    from clans_env.engine.board import KIND_PORT
+    g = Game(GameConfig(num_players=players, seed=players, industria=True))
+    rc = g.board.rowcol
+    cells = [s for s in range(g.board.num_spaces) if rc[s] is not None and g.board.kind[s] != KIND_PORT]
+    for s in cells:
+        for k in (1, 2, 3, 4):
+            assert DL.ring(g.board, s, k) == sum(1 << t for t in cells if hex_distance(rc[s], rc[t]) == k), (s, k)
 
 
 @pytest.mark.parametrize("port16", [False, True])

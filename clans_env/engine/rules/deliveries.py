@@ -34,7 +34,7 @@ from ..topology import bits
 from .common import TRAINS, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
 from . import train_core as TR
-from ..board import cube_to_offset, offset_to_cube
+from ..board import KIND_PORT, cube_to_offset, offset_to_cube
 from ..state import K_PORT_PRICE
 from .contracts import building_bonus_available, obtain_cost, start_building_bonus
 from .expand import deployed
@@ -242,26 +242,36 @@ def skip_spaces(g, p: int, where: str) -> int:
     for s in bits(g.players[p].spaces):
         m = table.get(s)
         if m is None:
-            m = table[s] = _within_distance(g.board, s, k) & ~_within_distance(g.board, s, k - 1)
+            m = table[s] = ring(g.board, s, k)
         out |= m
     return out & g.topo.land_mask
 
 
-def _within_distance(board, s: int, k: int) -> int:
-    """The spaces within hex distance k of space s (the cells of the hexagon of radius k around it)."""
+#: the six cube directions in the order a ring is walked, starting k steps out along ``_RING_START``
+_RING_WALK = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
+_RING_START = (-1, 0, 1)
+
+
+def ring(board, s: int, k: int) -> int:
+    """The spaces at hex distance exactly k >= 1 from space s: the 6k cells of the ring around it, walked cell
+    by cell (cells off the map are left out, and so are Port tiles, which lie beside the grid, not on a cell)."""
     index = _INDEX_CACHE.get(board.sides)
     if index is None:
-        index = _INDEX_CACHE[board.sides] = {rc: t for t, rc in enumerate(board.rowcol) if rc is not None}
+        index = _INDEX_CACHE[board.sides] = {rc: t for t, rc in enumerate(board.rowcol)
+                                             if rc is not None and board.kind[t] != KIND_PORT}
         if len(_INDEX_CACHE) > 256:
             _INDEX_CACHE.clear()
             _INDEX_CACHE[board.sides] = index
     x, y, z = offset_to_cube(*board.rowcol[s])
+    sx, sy, sz = _RING_START
+    x, y, z = x + sx * k, y + sy * k, z + sz * k
     out = 0
-    for dx in range(-k, k + 1):
-        for dy in range(max(-k, -dx - k), min(k, -dx + k) + 1):
-            t = index.get(cube_to_offset((x + dx, y + dy, z - dx - dy)))
+    for dx, dy, dz in _RING_WALK:
+        for _ in range(k):
+            t = index.get(cube_to_offset((x, y, z)))
             if t is not None:
                 out |= 1 << t
+            x, y, z = x + dx, y + dy, z + dz
     return out
 
 
