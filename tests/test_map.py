@@ -570,3 +570,14 @@ def test_components_are_the_connected_parts():
             seen |= part
             expected.append(sum(1 << x for x in part))
         assert components(mask, nb) == expected
+
+
+def test_hex_ring_is_the_6k_cells_at_distance_k():
+    """Hex geometry behind Delivery bonus 4's area (R13.26 tile 4): the ring of radius k around a cell is 6k
+    distinct cells, each at hex distance exactly k, for even and odd rows."""
+    from clans_env.engine.board import hex_distance, hex_ring
+    for centre in ((4, 4), (5, 3), (0, 0), (7, 8)):
+        for k in (1, 2, 3, 4):
+            cells = hex_ring(*centre, k)
+            assert len(set(cells)) == len(cells) == 6 * k
+            assert all(hex_distance(centre, c) == k for c in cells), (centre, k)

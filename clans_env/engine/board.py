@@ -100,6 +100,20 @@ def hex_neighbours(row: int, col: int) -> list[tuple[int, int]]:
     return [cube_to_offset((cx + dx, cy + dy, cz + dz)) for dx, dy, dz in _CUBE_DIRS]
 
 
+def hex_ring(row: int, col: int, k: int) -> list[tuple[int, int]]:
+    """The 6k global cells at hex distance exactly k >= 1 from a cell (may lie off the map): from k steps out
+    along one direction, k steps along each direction in turn."""
+    x, y, z = offset_to_cube(row, col)
+    sx, sy, sz = _CUBE_DIRS[4]
+    x, y, z = x + sx * k, y + sy * k, z + sz * k
+    out = []
+    for dx, dy, dz in _CUBE_DIRS:
+        for _ in range(k):
+            out.append(cube_to_offset((x, y, z)))
+            x, y, z = x + dx, y + dy, z + dz
+    return out
+
+
 def hex_distance(a: tuple[int, int], b: tuple[int, int]) -> int:
     ax, ay, az = offset_to_cube(*a)
     bx, by, bz = offset_to_cube(*b)

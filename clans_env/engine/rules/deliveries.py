@@ -34,7 +34,7 @@ from ..topology import bits
 from .common import TRAINS, move_price, place_unit, pop_open_contract, reach, remove_unit, shipping_reach, units_of
 from .registry import apply_for, describe_for, hook, legal_for
 from . import train_core as TR
-from ..board import KIND_PORT, cube_to_offset, offset_to_cube
+from ..board import KIND_PORT, hex_ring
 from ..state import K_PORT_PRICE
 from .contracts import building_bonus_available, obtain_cost, start_building_bonus
 from .expand import deployed
@@ -247,14 +247,9 @@ def skip_spaces(g, p: int, where: str) -> int:
     return out & g.topo.land_mask
 
 
-#: the six cube directions in the order a ring is walked, starting k steps out along ``_RING_START``
-_RING_WALK = ((1, -1, 0), (1, 0, -1), (0, 1, -1), (-1, 1, 0), (-1, 0, 1), (0, -1, 1))
-_RING_START = (-1, 0, 1)
-
-
 def ring(board, s: int, k: int) -> int:
-    """The spaces at hex distance exactly k >= 1 from space s: the 6k cells of the ring around it, walked cell
-    by cell (cells off the map are left out, and so are Port tiles, which lie beside the grid, not on a cell)."""
+    """The spaces at hex distance exactly k >= 1 from space s: the cells of ``hex_ring`` (board.py) that are
+    spaces of this map (Port tiles lie beside the grid, not on a cell)."""
     index = _INDEX_CACHE.get(board.sides)
     if index is None:
         index = _INDEX_CACHE[board.sides] = {rc: t for t, rc in enumerate(board.rowcol)
@@ -262,16 +257,11 @@ def ring(board, s: int, k: int) -> int:
         if len(_INDEX_CACHE) > 256:
             _INDEX_CACHE.clear()
             _INDEX_CACHE[board.sides] = index
-    x, y, z = offset_to_cube(*board.rowcol[s])
-    sx, sy, sz = _RING_START
-    x, y, z = x + sx * k, y + sy * k, z + sz * k
     out = 0
-    for dx, dy, dz in _RING_WALK:
-        for _ in range(k):
-            t = index.get(cube_to_offset((x, y, z)))
-            if t is not None:
-                out |= 1 << t
-            x, y, z = x + dx, y + dy, z + dz
+    for cell in hex_ring(*board.rowcol[s], k):
+        t = index.get(cell)
+        if t is not None:
+            out |= 1 << t
     return out
 
 
