@@ -176,6 +176,44 @@ def test_check_costs_replays_the_same_games_with_the_checks_answered_from_a_reco
         check_costs.check_sites("trains")
 
 
+def test_check_costs_tracked_checks_run_where_what_they_read_changed(monkeypatch):
+    """check_costs.py ``-tracked``: an answer comes from the record only where the check's state and answer are
+    what they were at the player's previous call (a bound on change tracking); elsewhere the check runs. The
+    replay plays the recorded games, and the saving is taken against the same replay running every check."""
+    check_costs = _load("check_costs")
+    from clans_env.engine import COMPILED
+    if COMPILED:
+        pytest.skip("the checks are swapped as module attributes, which compiled code does not look up")
+    assert check_costs.check_sites("claim-tracked") == check_costs.check_sites("claim")
+    with pytest.raises(ValueError, match="train-tracked, claim-tracked"):
+        check_costs.check_sites("clans-tracked")
+    sites = check_costs.check_sites("claim-tracked")
+    tracked = [check_costs.tracked_state("claim-tracked")]
+    answers, digest = check_costs.record(sites, 2, 3, 700, tracked)
+    reusable = [r for _, r in answers]
+    assert 0.1 < sum(reusable) / len(reusable) < 0.9
+    # a reused answer is the one before it for that player (same arguments): never a first call
+    plain, _ = check_costs.record(sites, 2, 3, 700)
+    assert [a for a, _ in answers] == plain
+    seconds, decisions = check_costs.replay(sites, answers, 2, 3, 700, digest)
+    assert seconds > 0 and decisions > 100
+    flipped = [(([] if a else [0]) if r else a, r) for a, r in answers]    # wrong where reused: other games
+    with pytest.raises(RuntimeError, match="not the recorded ones"):
+        check_costs.replay(sites, flipped, 2, 3, 700, digest)
+    # where the state never changes, an answer is reused whenever it repeats: more often than with the state
+    monkeypatch.setattr(check_costs, "_claim_state", lambda g, p: ())
+    constant, _ = check_costs.record(sites, 2, 3, 700, [check_costs.tracked_state("claim-tracked")])
+    assert sum(r for _, r in constant) > sum(reusable)
+    reused: dict = {}
+    medians = check_costs.measure(2, 1, 700, ["claim-tracked"], 1, reused)
+    assert set(medians) == {"base game", "industria", "claim-tracked", "claim-tracked" + check_costs.ALWAYS_RUN}
+    assert 0 < reused["claim-tracked"] < 1
+    text = check_costs.report(2, {"base game": 10.0, "industria": 14.0, "train-tracked": 13.5,
+                                  "train-tracked" + check_costs.ALWAYS_RUN: 14.5}, reused={"train-tracked": 0.25})
+    assert text.splitlines()[-1].split() == ["train-tracked", "13.00", "1.30", "1.00", "(from", "the", "record",
+                                             "at", "25.0%", "of", "its", "calls)"]
+
+
 def test_check_costs_input_reuse_counts_repeats_per_player(monkeypatch):
     """check_costs.input_reuse: the share of main decisions whose check inputs equal that player's at their
     previous main decision (inputs that never change: every main decision but each player's first; the
