@@ -204,16 +204,21 @@ def deliverable(g, p: int) -> int:
     return _deliverable_among(g, p, _ALL_SPOTS[side(g).name])
 
 
-def _deliverable_among(g, p: int, spots: tuple) -> int:
+def _deliverable_among(g, p: int, spots: tuple[tuple[int, int], ...]) -> int:
     """``deliverable`` over the given (Demand spot, its locations) pairs only."""
     ts = g.modstate[TRAINS]
     # What p lacks, as a bit set over (Good, 1 / 2 of it): a Demand tile asks 0-2 of each Good (_need_mask),
     # so it can be paid when it asks nothing p lacks. One expression: the main decision asks at every turn.
-    a, b, c, d, e, f = g.players[p].goods
-    lacking = ~((3 if a > 1 else a) | (3 if b > 1 else b) << 2 | (3 if c > 1 else c) << 4
-                | (3 if d > 1 else d) << 6 | (3 if e > 1 else e) << 8 | (3 if f > 1 else f) << 10)
-    demand = ts.demand
-    out = 0
+    # (the annotated locals here and in can_take_train_action are for the compiled build, setup.py: typed, mypyc
+    # does their arithmetic natively; the rest of the state is untyped there: the Train check x0.75 compiled)
+    goods: list[int] = g.players[p].goods
+    a, b, c, d, e, f = goods
+    lacking: int = ~((3 if a > 1 else a) | (3 if b > 1 else b) << 2 | (3 if c > 1 else c) << 4
+                     | (3 if d > 1 else d) << 6 | (3 if e > 1 else e) << 8 | (3 if f > 1 else f) << 10)
+    demand: list[int] = ts.demand
+    out: int = 0
+    s: int
+    members: int
     if 16 in g.port_tiles and DL.port16_slot(g, p) >= 0:
         for s, members in spots:         # also for less with Port tile 16's Train half (demand_payments)
             for need in _PORT16_NEED_MASKS[demand[s]]:
@@ -239,11 +244,12 @@ def _need_mask(need: tuple) -> int:
 
 
 #: Demand tile -> the bits its Goods ask; no tile (0): a bit nobody has
-_NEED_MASKS = tuple(_need_mask(TM.DEMAND_TILES[t]) if t else 1 << 2 * D.NUM_GOODS
-                    for t in range(max(TM.DEMAND_TILES) + 1))
+_NEED_MASKS: tuple[int, ...] = tuple(_need_mask(TM.DEMAND_TILES[t]) if t else 1 << 2 * D.NUM_GOODS
+                                     for t in range(max(TM.DEMAND_TILES) + 1))
 #: Demand tile -> the bits of each way to pay it with Port tile 16's Train half (the full Goods, and less)
-_PORT16_NEED_MASKS = tuple(tuple(_need_mask(w) for w in (TM.DEMAND_TILES[t],) + DL.PORT16_NEEDS[t]) if t else ()
-                           for t in range(max(TM.DEMAND_TILES) + 1))
+_PORT16_NEED_MASKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(_need_mask(w) for w in (TM.DEMAND_TILES[t],) + DL.PORT16_NEEDS[t]) if t else ()
+    for t in range(max(TM.DEMAND_TILES) + 1))
 
 
 #: side name -> the locations of each Demand spot
@@ -427,19 +433,22 @@ def can_take_train_action(g, p: int, extra: bool = False) -> bool:
     not, R13.6), and some movement ends where it can deliver. 2 players (R15.4 "in either order"): also when
     only the Mini-train moving first frees the Train's way (its location, R15.5; T5)."""
     ts = g.modstate[TRAINS]
-    start = ts.at[p]
+    at: list[int] = ts.at
+    start: int = at[p]
     if start < 0 or (ts.tilt[p] and not extra):
         return False
     # where a movement could end if every fee were paid (open ways, R13.3/R13.4): no movement ends
     # elsewhere (paths), so only the Demand spots there are asked whether p can deliver
+    reach: int
+    spots: tuple[tuple[int, int], ...]
     reach, spots, steps, _ = ways_from(g, p, start)
-    opened = _deliverable_among(g, p, spots)
+    opened: int = _deliverable_among(g, p, spots)
     if not opened:
         return False
     minis = ts.mini
-    other = minis[p] if minis else -1
-    free_ends = opened & ~(1 << other if other >= 0 else 0)      # not on p's other piece (R15.6)
-    money = g.players[p].money
+    other: int = minis[p] if minis else -1
+    free_ends: int = opened & ~(1 << other if other >= 0 else 0)      # not on p's other piece (R15.6)
+    money: int = g.players[p].money
     # p can pay the fee of every other piece on the map (R13.5), the usual case: no piece need be looked at
     if free_ends and money >= TM.PASS_FEE * (len(ts.at) - 1 + (len(minis) - 1 if minis else 0)):
         return True
