@@ -140,9 +140,11 @@ def record(sites: list, players: int, games: int, seed: int, tracked: list | Non
     return answers, digest
 
 
-def replay(sites: list, answers: list, players: int, games: int, seed: int, digest: str) -> tuple[float, int]:
+def replay(sites: list, answers: list, players: int, games: int, seed: int, digest: str,
+           tracked: bool = False) -> tuple[float, int]:
     """Play the same games with the checks at ``sites`` answering from ``answers``; (seconds, decisions).
-    Answers recorded with ``tracked`` are (answer, reusable): the check runs as usual where not reusable.
+    ``tracked``: the answers were recorded with ``tracked``, as (answer, reusable), and the check runs as usual
+    where not reusable.
     Raises if the games differ or an answer is left over (a check the engine did not call through its
     module attribute, as compiled code does)."""
     remaining = iter(answers)
@@ -157,7 +159,6 @@ def replay(sites: list, answers: list, players: int, games: int, seed: int, dige
             return out if reusable else original(*args, **kwargs)
         return answer
 
-    tracked = bool(answers) and type(answers[0]) is tuple
     try:
         with Swapped(sites, replaying_tracked if tracked else replaying):
             seconds, decisions, played = play(players, games, seed, True)
@@ -190,7 +191,7 @@ def measure(players: int, games: int, seed: int, variants: list[str], rounds: in
                 for v in variants}
     for v in variants:
         answers, digest = recorded[v]
-        if answers and type(answers[0]) is tuple:
+        if any(tracked[v]):
             if reused is not None:
                 reused[v] = sum(r for _, r in answers) / len(answers)
             # the same replay with every check run, to take the replay's own call out of the saving
@@ -203,7 +204,8 @@ def measure(players: int, games: int, seed: int, variants: list[str], rounds: in
         s, n, _ = play(players, games, seed, True)
         times["industria"].append(s / n * 1e6)
         for v, (answers, digest) in recorded.items():
-            s, n = replay(sites[v.removesuffix(ALWAYS_RUN)], answers, players, games, seed, digest)
+            name = v.removesuffix(ALWAYS_RUN)
+            s, n = replay(sites[name], answers, players, games, seed, digest, any(tracked[name]))
             times[v].append(s / n * 1e6)
     return {name: statistics.median(ts) for name, ts in times.items()}
 

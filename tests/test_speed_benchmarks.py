@@ -195,18 +195,19 @@ def test_check_costs_tracked_checks_run_where_what_they_read_changed(monkeypatch
     # a reused answer is the one before it for that player (same arguments): never a first call
     plain, _ = check_costs.record(sites, 2, 3, 700)
     assert [a for a, _ in answers] == plain
-    seconds, decisions = check_costs.replay(sites, answers, 2, 3, 700, digest)
+    seconds, decisions = check_costs.replay(sites, answers, 2, 3, 700, digest, tracked=True)
     assert seconds > 0 and decisions > 100
     flipped = [(([] if a else [0]) if r else a, r) for a, r in answers]    # wrong where reused: other games
     with pytest.raises(RuntimeError, match="not the recorded ones"):
-        check_costs.replay(sites, flipped, 2, 3, 700, digest)
+        check_costs.replay(sites, flipped, 2, 3, 700, digest, tracked=True)
     # where the state never changes, an answer is reused whenever it repeats: more often than with the state
     monkeypatch.setattr(check_costs, "_claim_state", lambda g, p: ())
     constant, _ = check_costs.record(sites, 2, 3, 700, [check_costs.tracked_state("claim-tracked")])
     assert sum(r for _, r in constant) > sum(reusable)
     reused: dict = {}
-    medians = check_costs.measure(2, 1, 700, ["claim-tracked"], 1, reused)
-    assert set(medians) == {"base game", "industria", "claim-tracked", "claim-tracked" + check_costs.ALWAYS_RUN}
+    medians = check_costs.measure(2, 1, 700, ["claim-tracked", "clans"], 1, reused)
+    assert set(medians) == {"base game", "industria", "claim-tracked", "claim-tracked" + check_costs.ALWAYS_RUN,
+                            "clans"}        # a plain check beside a tracked one replays its answers as they are
     assert 0 < reused["claim-tracked"] < 1
     text = check_costs.report(2, {"base game": 10.0, "industria": 14.0, "train-tracked": 13.5,
                                   "train-tracked" + check_costs.ALWAYS_RUN: 14.5}, reused={"train-tracked": 0.25})
