@@ -212,15 +212,14 @@ def measure(players: int, games: int, seed: int, variants: list[str], rounds: in
 
 def _train_state(g, p: int) -> tuple:
     """Everything the Train check reads but p's money: p's Train and Mini-train, tilt, claims and Goods (and
-    Port tile 16's use, R13.9: whether p reaches its Port), every player's pieces (fees), the Demand tiles and the solo game's deliveries.
-    Money changes at almost every turn and matters only where p cannot pay every fee: left out, so that the
-    bound is generous (the recorded answer must still be the previous one)."""
+    Port tile 16's use, R13.9: whether p reaches its Port), every player's pieces (fees), the Demand tiles and
+    the solo game's deliveries. Money changes at almost every turn and matters only where p cannot pay every
+    fee: left out, so that the bound is generous (the recorded answer must still be the previous one)."""
     ts = g.modstate["trains"]
     pl = g.players[p]
     n = g.num_players
     return (ts.at[p], ts.tilt[p], tuple(ts.claims[p::n]), tuple(pl.goods), pl.ports_used, pl.spaces, pl.shipping,
-            tuple(ts.at),
-            tuple(ts.mini or ()), tuple(ts.demand), tuple(ts.solo_done or ()))
+            tuple(ts.at), tuple(ts.mini or ()), tuple(ts.demand), tuple(ts.solo_done or ()))
 
 
 def _claim_state(g, p: int) -> tuple:
@@ -240,26 +239,21 @@ def _claim_state(g, p: int) -> tuple:
 
 
 def _train_inputs(g, p: int) -> tuple:
-    """Part of what the Train check reads (p's Goods and money; the Trains, Mini-trains, tilts, claims and
-    Demand tiles): an answer kept per these values could be reused at most when they repeat."""
-    ts = g.modstate["trains"]
-    return (tuple(g.players[p].goods), g.players[p].money, tuple(ts.at), tuple(ts.mini or ()), tuple(ts.tilt),
-            tuple(ts.claims), tuple(ts.demand))
+    """Everything the Train check reads (``_train_state`` and p's money): an answer kept per these values could
+    be reused only when they repeat."""
+    return _train_state(g, p) + (g.players[p].money,)
 
 
 def _claim_inputs(g, p: int) -> tuple:
-    """Part of what the Milestone check reads (p's Goods, units, spaces, contracts, imports, Port tiles used;
-    the claims and markers)."""
-    pl = g.players[p]
-    ts = g.modstate["trains"]
-    return (tuple(pl.goods), tuple(pl.units_left), pl.spaces, len(pl.done_contracts), tuple(pl.imports),
-            pl.ports_used, tuple(ts.claims), tuple(ts.markers))
+    """Everything the Milestone check reads, p's Goods whole (``_claim_state`` keeps them only where a tile
+    reads them)."""
+    return _claim_state(g, p) + (tuple(g.players[p].goods),)
 
 
 def input_reuse(players: int, games: int, seed: int) -> dict:
-    """Share of main decisions at which part of a check's inputs (``_train_inputs``, ``_claim_inputs``) is what
-    it was at the same player's previous main decision: a bound from above on how often an answer
-    remembered by value could be reused (the parts left out can only make it rarer)."""
+    """Share of main decisions at which a check's inputs (``_train_inputs``, ``_claim_inputs``) are what they
+    were at the same player's previous main decision: how often an answer remembered by value could be
+    reused."""
     from clans_env import Game, GameConfig
     from clans_env.engine.state import K_MAIN
     rng = random.Random(seed)
